@@ -1,0 +1,38 @@
+# The two commands a newcomer runs: `make run` (set up, then the main job) and
+# `make test` (set up, then lint and the whole test suite). Both create or refresh .venv.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+
+.PHONY: setup system run test bench clean
+
+setup: system $(STAMP)
+
+# bubblewrap gives environments namespace isolation; without it spadework falls back to
+# resource limits only, with a warning.
+system:
+	@command -v bwrap >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap) \
+	      >/dev/null || echo "warning: could not install bubblewrap"; \
+	  else echo "note: install bubblewrap for namespace isolation (apt-get install bubblewrap)"; fi; }
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+run: setup
+	$(BIN)/spadework validate --run-dir runs/examples src/spadework/envs/examples/*.py
+
+test: setup
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/python -m pytest -q
+
+bench: setup
+	$(BIN)/python benchmarks/sandbox_bench.py
+
+clean:
+	rm -rf $(VENV) runs .pytest_cache .ruff_cache

@@ -1,0 +1,100 @@
+"""The environment contract: what a designer's module must provide, and how it is scored.
+
+A designer writes one Python module with one class whose name ends in ``Env``:
+
+``max_turns: int``
+    The most actions an episode may take. The loop stops the episode there.
+
+``reset(seed: int | None = None) -> tuple[str, dict]``
+    Start a new episode and return ``(observation, info)``. All randomness must
+    come from ``seed``: the same seed gives the same episode, another seed a
+    different one. (The sandbox also seeds the global ``random`` module with the
+    episode's seed before calling ``reset``.)
+
+``step(action: str) -> tuple[str, float, bool, bool, dict]``
+    Play one action and return ``(observation, reward, terminated, truncated, info)``.
+    ``action`` is the plain command text: the agent writes ``\\boxed{command}`` and
+    the rollout passes ``command``. ``terminated`` means the episode reached an end
+    of its own (solved, or lost for good); ``truncated`` means it was cut short from
+    outside its rules (out of turns). The observation is what the agent reads next.
+
+``solution() -> list[str]``
+    Actions that solve the current episode from its reset state. The validator
+    replays them: they must reach a score of exactly 1.0 within ``max_turns``.
+
+``hint() -> str``
+    Privileged help for the current episode. It should make the episode easier
+    but must not contain the answer: the validator rejects a hint that contains
+    the seed-specific parts of ``solution()``.
+
+The episode's score is the sum of its rewards clipped to ``[0, 1]``, and is 1.0
+exactly when the episode is solved. ``TextEnv`` (``spadework.envs.base``) removes
+the boilerplate of turn counting and truncation.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+REQUIRED_METHODS = ("reset", "step", "solution", "hint")
+"""Methods every environment class must have."""
+
+TEXTENV_METHODS = ("new_episode", "apply", "solution", "hint")
+"""Methods a subclass of ``TextEnv`` writes instead."""
+
+ALLOWED_MODULES = frozenset({
+    "__future__", "abc", "array", "bisect", "calendar", "collections", "copy", "dataclasses",
+    "datetime", "decimal", "difflib", "enum", "fractions", "functools", "hashlib", "heapq",
+    "itertools", "json", "math", "numbers", "operator", "random", "re", "statistics", "string",
+    "textwrap", "time", "typing", "unicodedata", "spadework",
+})
+"""Top-level modules environment code may import (the sandbox is the real boundary;
+this list is defence in depth, and what the sandbox makes available)."""
+
+COMMON_MODULES = frozenset({
+    "collections", "copy", "functools", "heapq", "itertools", "json", "math", "random", "re",
+    "statistics", "string", "textwrap",
+})
+"""Modules the loader supplies when the code uses them without importing them."""
+
+COMMON_NAMES = {
+    "Counter": "collections", "OrderedDict": "collections", "defaultdict": "collections",
+    "deque": "collections", "namedtuple": "collections", "dataclass": "dataclasses",
+    "field": "dataclasses", "Any": "typing", "Dict": "typing", "List": "typing",
+    "Optional": "typing", "Set": "typing", "Tuple": "typing", "TextEnv": "spadework.envs",
+}
+"""Names the loader supplies, from these modules, when the code uses them without importing them."""
+
+DEFAULT_MAX_TURNS = 20
+MAX_TURNS_LIMIT = 100
+MAX_OBSERVATION_CHARS = 8_000
+MAX_HINT_CHARS = 2_000
+MAX_ACTION_CHARS = 2_000
+
+
+def episode_score(rewards: Iterable[float]) -> float:
+    """The score of an episode: the sum of its rewards, clipped to [0, 1].
+
+    Non-finite rewards count as 0.
+
+    >>> episode_score([0.25, 0.5])
+    0.75
+    >>> episode_score([1.0, 1.0])
+    1.0
+    >>> episode_score([-2.0, 0.5])
+    0.0
+    >>> episode_score([])
+    0.0
+    """
+    total = sum(r for r in rewards if math.isfinite(r))
+    return min(1.0, max(0.0, float(total)))
+
+
+def is_solved(score: float) -> bool:
+    """Whether a score counts as solved (1.0, allowing for float rounding).
+
+    >>> is_solved(1.0), is_solved(0.9999999999), is_solved(0.99)
+    (True, True, False)
+    """
+    return score >= 1.0 - 1e-9

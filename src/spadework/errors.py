@@ -1,0 +1,65 @@
+"""Every error spadework raises, in one place.
+
+Each boundary has one error type. Messages say what to change. Generated code
+that misbehaves is data (a verdict with a reason); it never crashes the caller.
+"""
+
+from __future__ import annotations
+
+
+class SpadeworkError(Exception):
+    """Base class of every error spadework raises on purpose."""
+
+
+class UsageError(SpadeworkError):
+    """Bad input from a person: a missing file, a bad flag, an unreadable run directory."""
+
+
+class ParseError(SpadeworkError):
+    """A designer reply could not be turned into environment source."""
+
+
+class SandboxError(SpadeworkError):
+    """The sandbox itself could not do its job (no Python to run, a worker that never started)."""
+
+
+class EnvError(SpadeworkError):
+    """An environment misbehaved. The environment ends; the caller goes on.
+
+    Attributes:
+        reason: a short machine-readable reason (``raised``, ``timeout``, ``crashed``, ``protocol``).
+    """
+
+    reason = "error"
+
+
+class EnvRaised(EnvError):
+    """The environment's code raised an exception; its worker is still alive."""
+
+    reason = "raised"
+
+
+class EnvTimeout(EnvError):
+    """A call into the environment took longer than its wall-clock limit; the worker was killed."""
+
+    reason = "timeout"
+
+
+class EnvCrashed(EnvError):
+    """The worker died (exit, signal, resource limit) or is already closed."""
+
+    reason = "crashed"
+
+
+class EnvProtocolError(EnvError):
+    """The worker sent something that is not a well-formed reply (too large, not JSON)."""
+
+    reason = "protocol"
+
+
+class ArchiveError(SpadeworkError):
+    """The archive could not be opened, read or written."""
+
+
+class CheckFailed(SpadeworkError):
+    """A validation check found a problem; the message says what is wrong and what to change."""

@@ -1,0 +1,154 @@
+"""Handles on a loaded environment: the sandboxed one, and the in-process fake."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from spadework.errors import EnvRaised
+from spadework.sandbox.config import Isolation, SandboxConfig
+from spadework.sandbox.loader import EnvAdapter, LoadError, load
+from spadework.sandbox.process import WorkerProcess
+
+
+class EnvHandle(Protocol):
+    """A loaded environment, whatever runs it. Values come back as plain JSON data.
+
+    Every method may raise ``EnvError``: ``EnvRaised`` when the environment's code
+    raised (the environment can still be called), ``EnvTimeout``, ``EnvCrashed`` or
+    ``EnvProtocolError`` when the environment has ended for good.
+    """
+
+    isolation: Isolation
+    class_name: str
+    max_turns: Any
+    tolerances: list[str]
+
+    def reset(self, seed: int | None = None) -> Any: ...
+    def step(self, action: str) -> Any: ...
+    def solution(self) -> Any: ...
+    def hint(self) -> Any: ...
+    def close(self) -> None: ...
+
+
+def raised(call: str, error: dict[str, str]) -> EnvRaised:
+    """The error for an exception the environment raised during ``call``.
+
+    >>> str(raised("step", {"type": "KeyError", "message": "'x'", "where": "line 3, in step: a[x]"}))
+    "step() raised KeyError: 'x' (line 3, in step: a[x])"
+    """
+    where = f" ({error['where']})" if error.get("where") else ""
+    return EnvRaised(f"{call}() raised {error['type']}: {error['message']}{where}")
+
+
+class SandboxedEnv:
+    """An environment living in its own worker process. Use as a context manager."""
+
+    def __init__(self, worker: WorkerProcess, source: str):
+        self.worker = worker
+        self.isolation = worker.isolation
+        self.tolerances: list[str] = []
+        info = self._call({"op": "load", "source": source}, "load")
+        self.class_name = info["class_name"]
+        self.max_turns = info["max_turns"]
+
+    def _call(self, message: dict[str, Any], what: str) -> Any:
+        timeout = self.worker.config.load_timeout_s if what == "load" else \
+            self.worker.config.call_timeout_s
+        reply = self.worker.request(message, timeout, what)
+        self.tolerances.extend(t for t in reply.get("tolerances", ()) if isinstance(t, str))
+        if reply["ok"]:
+            return reply.get("value")
+        error = reply.get("error")
+        if not isinstance(error, dict):
+            error = {"type": "Error", "message": str(error)[:200]}
+        if what == "load":
+            self.worker.kill(f"load failed: {error.get('message')}")
+            if error.get("type") == "LoadError":
+                raise EnvRaised(str(error.get("message")))
+        raise raised(what, error)
+
+    def reset(self, seed: int | None = None) -> Any:
+        return self._call({"op": "reset", "seed": seed}, "reset")
+
+    def step(self, action: str) -> Any:
+        return self._call({"op": "step", "action": action}, "step")
+
+    def solution(self) -> Any:
+        return self._call({"op": "solution"}, "solution")
+
+    def hint(self) -> Any:
+        return self._call({"op": "hint"}, "hint")
+
+    @property
+    def alive(self) -> bool:
+        return self.worker.alive
+
+    def close(self) -> None:
+        self.worker.kill()
+
+    def __enter__(self) -> SandboxedEnv:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class InProcessEnv:
+    """FAKE for fast tests and the unisolated baseline: runs the code in this process.
+
+    Never use it on code nobody reviewed: there is no isolation, no timeout and no limit.
+    """
+
+    isolation = Isolation.NONE
+
+    def __init__(self, source: str, config: SandboxConfig | None = None):
+        config = config or SandboxConfig()
+        try:
+            self.adapter: EnvAdapter = load(source, config.default_max_turns)
+        except LoadError as exc:
+            raise EnvRaised(str(exc)) from None
+        except Exception as exc:  # noqa: BLE001 - the module body raised
+            raise EnvRaised(f"load() raised {type(exc).__name__}: {exc}") from None
+        self.class_name = self.adapter.class_name
+        self.max_turns = self.adapter.max_turns
+        self.tolerances = self.adapter.tolerances
+
+    def _call(self, what: str, *args: Any) -> Any:
+        try:
+            return getattr(self.adapter, what)(*args)
+        except Exception as exc:  # noqa: BLE001
+            raise EnvRaised(f"{what}() raised {type(exc).__name__}: {exc}") from None
+
+    def reset(self, seed: int | None = None) -> Any:
+        return _plain(self._call("reset", seed))
+
+    def step(self, action: str) -> Any:
+        return _plain(self._call("step", action))
+
+    def solution(self) -> Any:
+        return _plain(self._call("solution"))
+
+    def hint(self) -> Any:
+        return self._call("hint")
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self) -> InProcessEnv:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _plain(value: Any) -> Any:
+    """Tuples as lists, as they come back from a worker over JSON.
+
+    >>> _plain(("obs", {"a": (1, 2)}))
+    ['obs', {'a': [1, 2]}]
+    """
+    if isinstance(value, (tuple, list)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value

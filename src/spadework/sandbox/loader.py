@@ -1,0 +1,192 @@
+"""Tolerant loading of environment source, with every tolerance recorded.
+
+Standard library only: this module runs inside the sandbox worker (and in the
+in-process fake used by fast tests). It turns source text into an ``EnvAdapter``
+that calls the environment through the contract, repairing the mechanical slips
+small models make and saying which repairs it applied.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import importlib
+import inspect
+import linecache
+import random
+import sys
+import types
+from typing import Any
+
+from spadework.envs.contract import COMMON_MODULES, COMMON_NAMES, DEFAULT_MAX_TURNS
+
+ENV_FILENAME = "<environment>"
+MODULE_NAME = "environment"
+BASE_CLASS_NAMES = frozenset({"TextEnv"})
+
+
+class LoadError(Exception):
+    """The source cannot be turned into an environment instance; the message says why."""
+
+
+def env_class_names(tree: ast.Module) -> list[str]:
+    """Names of the top-level classes whose name ends in ``Env`` (the base class excluded).
+
+    >>> env_class_names(ast.parse("class GuessEnv: pass\\nclass Helper: pass"))
+    ['GuessEnv']
+    """
+    return [
+        node.name
+        for node in tree.body
+        if isinstance(node, ast.ClassDef)
+        and node.name.endswith("Env")
+        and node.name not in BASE_CLASS_NAMES
+    ]
+
+
+def unbound_names(tree: ast.Module) -> set[str]:
+    """Names the module reads but never binds anywhere (imports, defs, assignments, args).
+
+    >>> sorted(unbound_names(ast.parse("x = random.randint(1, 2)\\ndef f(y): return y + z")))
+    ['random', 'z']
+    """
+    bound: set[str] = set()
+    loaded: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (loaded if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            bound.update(node.names)
+    return loaded - bound - set(dir(builtins))
+
+
+def missing_imports(tree: ast.Module) -> dict[str, str]:
+    """Unbound names the loader can supply, mapped to the module that provides them.
+
+    >>> missing_imports(ast.parse("n = math.sqrt(4)\\nq = deque()\\nprint(undefined)"))
+    {'deque': 'collections', 'math': 'math'}
+    """
+    supplied = {}
+    for name in sorted(unbound_names(tree)):
+        if name in COMMON_MODULES:
+            supplied[name] = name
+        elif name in COMMON_NAMES:
+            supplied[name] = COMMON_NAMES[name]
+    return supplied
+
+
+def load(source: str, default_max_turns: int = DEFAULT_MAX_TURNS) -> EnvAdapter:
+    """Execute ``source`` as a module and instantiate its environment class.
+
+    Raises:
+        LoadError: the source has no usable environment class. Exceptions raised by
+            the module body or the constructor propagate unchanged.
+    """
+    try:
+        tree = ast.parse(source, ENV_FILENAME)
+    except SyntaxError as exc:
+        raise LoadError(f"syntax error at line {exc.lineno}: {exc.msg}") from None
+    names = env_class_names(tree)
+    if len(names) != 1:
+        found = ", ".join(names) if names else "none"
+        raise LoadError(f"expected exactly one class whose name ends in 'Env'; found {found}")
+    tolerances = []
+    module = types.ModuleType(MODULE_NAME)
+    for name, module_name in missing_imports(tree).items():
+        provider = importlib.import_module(module_name)
+        module.__dict__[name] = provider if name == module_name else getattr(provider, name)
+        tolerances.append(f"'{name}' was used without an import; supplied it from {module_name}")
+    lines = source.splitlines(keepends=True)
+    linecache.cache[ENV_FILENAME] = (len(source), None, lines, ENV_FILENAME)
+    sys.modules[MODULE_NAME] = module
+    exec(compile(tree, ENV_FILENAME, "exec"), module.__dict__)
+    cls = module.__dict__[names[0]]
+    try:
+        inspect.signature(cls).bind()
+    except TypeError:
+        raise LoadError(f"{names[0]}() must be constructible without arguments") from None
+    return EnvAdapter(cls(), names[0], default_max_turns, tolerances)
+
+
+class EnvAdapter:
+    """Calls an environment instance through the contract, tolerating known slips.
+
+    Attributes:
+        class_name: the environment class.
+        tolerances: every repair applied so far, in words, in the order applied.
+    """
+
+    def __init__(self, env: Any, class_name: str, default_max_turns: int, tolerances: list[str]):
+        self.env = env
+        self.class_name = class_name
+        self.tolerances = list(tolerances)
+        if getattr(env, "max_turns", None) is None:
+            env.max_turns = default_max_turns
+            self._tolerate(f"max_turns is missing; used the default of {default_max_turns}")
+        self._reset_mode = self._reset_mode_of(env)
+
+    @property
+    def max_turns(self) -> Any:
+        return self.env.max_turns
+
+    def _tolerate(self, what: str) -> None:
+        if what not in self.tolerances:
+            self.tolerances.append(what)
+
+    def _reset_mode_of(self, env: Any) -> str:
+        try:
+            params = inspect.signature(env.reset).parameters.values()
+        except (TypeError, ValueError):
+            return "keyword"
+        if any(p.name == "seed" or p.kind is p.VAR_KEYWORD for p in params):
+            return "keyword"
+        positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        if positional:
+            return "positional"
+        self._tolerate("reset() takes no seed; seeded the global random module instead")
+        return "none"
+
+    def reset(self, seed: int | None) -> Any:
+        if seed is None:
+            seed = random.SystemRandom().randrange(2**31)
+        random.seed(seed)
+        if self._reset_mode == "keyword":
+            result = self.env.reset(seed=seed)
+        elif self._reset_mode == "positional":
+            result = self.env.reset(seed)
+        else:
+            result = self.env.reset()
+        if isinstance(result, str):
+            self._tolerate("reset() returned only the observation; read it as (observation, {})")
+            return (result, {})
+        return result
+
+    def step(self, action: str) -> Any:
+        result = self.env.step(action)
+        if isinstance(result, tuple) and len(result) == 4:
+            self._tolerate(
+                "step() returned (observation, reward, done, info); read done as terminated"
+            )
+            observation, reward, done, info = result
+            return (observation, reward, done, False, info)
+        return result
+
+    def solution(self) -> Any:
+        actions = self.env.solution()
+        if isinstance(actions, str):
+            self._tolerate("solution() returned one string; read it as a list of one action")
+            return [actions]
+        if isinstance(actions, tuple):
+            return list(actions)
+        return actions
+
+    def hint(self) -> Any:
+        return self.env.hint()

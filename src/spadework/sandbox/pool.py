@@ -1,0 +1,117 @@
+"""The sandbox: a pool of pre-started workers, each serving one environment."""
+
+from __future__ import annotations
+
+import queue
+import threading
+
+from spadework.errors import EnvError, SandboxError
+from spadework.sandbox.config import Isolation, SandboxConfig
+from spadework.sandbox.env import InProcessEnv, SandboxedEnv
+from spadework.sandbox.isolation import choose_isolation
+from spadework.sandbox.process import WorkerProcess
+
+
+class Sandbox:
+    """Opens environments in isolated workers. Thread-safe; use as a context manager.
+
+    ``pool_size`` workers are started ahead of time by a background thread, so
+    ``open`` rarely waits for a start. A worker serves exactly one environment
+    and is killed with it: nothing one environment did can reach the next.
+
+    Example:
+        >>> with Sandbox() as sandbox, sandbox.open(source) as env:  # doctest: +SKIP
+        ...     observation, info = env.reset(seed=0)
+    """
+
+    def __init__(self, config: SandboxConfig | None = None):
+        self.config = config or SandboxConfig()
+        self.isolation = choose_isolation(self.config.isolation)
+        self._ready: queue.Queue[WorkerProcess] = queue.Queue()
+        self._wanted = threading.Semaphore(0)
+        self._closed = threading.Event()
+        self._filler = None
+        if self.config.pool_size:
+            for _ in range(self.config.pool_size):
+                self._wanted.release()
+            self._filler = threading.Thread(target=self._fill, name="sandbox-pool", daemon=True)
+            self._filler.start()
+
+    def _fill(self) -> None:
+        while True:
+            self._wanted.acquire()
+            if self._closed.is_set():
+                return
+            try:
+                worker = WorkerProcess(self.config, self.isolation)
+            except SandboxError:
+                self._closed.wait(0.5)
+                self._wanted.release()
+                continue
+            if self._closed.is_set():
+                worker.kill()
+                return
+            self._ready.put(worker)
+
+    def worker(self) -> WorkerProcess:
+        """A started worker: from the pool when one is waiting, else a fresh one."""
+        if self._closed.is_set():
+            raise SandboxError("this sandbox is closed; create a new Sandbox")
+        try:
+            worker = self._ready.get_nowait()
+            self._wanted.release()
+        except queue.Empty:
+            worker = WorkerProcess(self.config, self.isolation)
+        return worker
+
+    def open(self, source: str) -> SandboxedEnv:
+        """Load ``source`` in a worker of its own.
+
+        Raises:
+            EnvError: the source failed to load (the worker is already gone).
+        """
+        worker = self.worker()
+        try:
+            return SandboxedEnv(worker, source)
+        except EnvError:
+            worker.kill()
+            raise
+
+    def close(self) -> None:
+        """Kill every waiting worker. Environments already opened stay theirs to close."""
+        self._closed.set()
+        self._wanted.release()
+        if self._filler is not None:
+            self._filler.join(timeout=30)
+        while True:
+            try:
+                self._ready.get_nowait().kill()
+            except queue.Empty:
+                return
+
+    def __enter__(self) -> Sandbox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class InProcessSandbox:
+    """FAKE sandbox for fast unit tests and the unisolated baseline (trusted code only)."""
+
+    isolation = Isolation.NONE
+
+    def __init__(self, config: SandboxConfig | None = None):
+        self.config = config or SandboxConfig()
+
+    def open(self, source: str) -> InProcessEnv:
+        return InProcessEnv(source, self.config)
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self) -> InProcessSandbox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

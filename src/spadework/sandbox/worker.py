@@ -1,0 +1,180 @@
+"""The sandbox worker: serves one environment over the protocol, then dies.
+
+Standard library only; started by the caller as
+``python -I -S worker.py RUNTIME_DIR CONFIG_JSON``, inside bubblewrap when it can
+run. Order matters: take the protocol pipes, pre-import what environments may use,
+set resource limits, drop root's privileges, and only then read environment code.
+"""
+
+from __future__ import annotations
+
+import builtins
+import importlib
+import json
+import os
+import resource
+import sys
+import traceback
+
+
+def take_protocol_fds() -> tuple[int, int]:
+    """Move the protocol off fds 0/1 and point fds 0-2 at /dev/null."""
+    rfd, wfd = os.dup(0), os.dup(1)
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
+    os.close(devnull)
+    return rfd, wfd
+
+
+def set_limits(config: dict) -> None:
+    """Hard resource limits: they cannot be raised again once root's powers are gone."""
+    limits = {
+        resource.RLIMIT_CPU: (config["cpu_seconds"], config["cpu_seconds"] + 1),
+        resource.RLIMIT_AS: (config["memory_bytes"],) * 2,
+        resource.RLIMIT_NPROC: (config["max_processes"],) * 2,
+        resource.RLIMIT_FSIZE: (config["file_size_bytes"],) * 2,
+        resource.RLIMIT_NOFILE: (config["open_files"],) * 2,
+        resource.RLIMIT_CORE: (0, 0),
+    }
+    for which, value in limits.items():
+        resource.setrlimit(which, value)
+
+
+def drop_privileges(uid: int | None) -> None:
+    """Become an unprivileged user of our own (a uid no other process uses)."""
+    if uid is None or os.geteuid() != 0:
+        return
+    os.setgroups([])
+    os.setgid(uid)
+    os.setuid(uid)
+    if os.geteuid() == 0 or os.getuid() == 0:  # pragma: no cover - would be a kernel bug
+        os._exit(70)
+
+
+def die_with_parent(prctl) -> None:
+    """Ask the kernel to kill this worker when its parent dies (set after the uid change)."""
+    if prctl is not None:
+        prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL
+
+
+class Worker:
+    """The request loop. Holds private references to everything it needs, so an
+    environment that patches builtins or modules breaks only its own replies."""
+
+    def __init__(self, rfd: int, wfd: int, config: dict):
+        from spadework.sandbox import loader, protocol
+
+        self.rfd, self.wfd = rfd, wfd
+        self.max_bytes = config["max_message_bytes"]
+        self.default_max_turns = config["default_max_turns"]
+        self.frame, self.unframe, self.header = protocol.frame, protocol.unframe, protocol.HEADER
+        self.load = loader.load
+        self.read, self.write = os.read, os.write
+        self.env = None
+        self.reported = 0
+        self.builtins = dict(builtins.__dict__)
+
+    def restore_builtins(self) -> None:
+        current = builtins.__dict__
+        if len(current) != len(self.builtins) or any(
+            current.get(k) is not v for k, v in self.builtins.items()
+        ):
+            current.clear()
+            current.update(self.builtins)
+
+    def receive(self):
+        header = self.read_exactly(self.header.size)
+        (size,) = self.header.unpack(header)
+        return self.unframe(self.read_exactly(size))
+
+    def read_exactly(self, size: int) -> bytes:
+        chunks, remaining = [], size
+        while remaining:
+            chunk = self.read(self.rfd, min(remaining, 1 << 20))
+            if not chunk:
+                os._exit(0)  # the caller is gone
+            chunks.append(chunk)
+            remaining -= len(chunk)
+        return b"".join(chunks)
+
+    def send(self, message: dict) -> None:
+        data = self.frame(message)
+        if len(data) > self.max_bytes:
+            error = {"type": "OutputTooLarge", "where": "",
+                     "message": f"reply of {len(data)} bytes is over the {self.max_bytes}-byte limit"}
+            data = self.frame({"ok": False, "error": error})
+        view = memoryview(data)
+        while view:
+            view = view[self.write(self.wfd, view):]
+
+    def handle(self, request: dict):
+        op = request["op"]
+        if op == "load":
+            self.env = self.load(request["source"], self.default_max_turns)
+            return {"class_name": self.env.class_name, "max_turns": self.env.max_turns}
+        if self.env is None:
+            raise RuntimeError("no environment loaded")
+        if op == "reset":
+            return self.env.reset(request["seed"])
+        if op == "step":
+            return self.env.step(request["action"])
+        if op in ("solution", "hint"):
+            return getattr(self.env, op)()
+        if op == "max_turns":
+            return self.env.max_turns
+        raise ValueError(f"unknown op {op!r}")
+
+    def serve(self) -> None:
+        self.send({"ok": True, "value": "ready", "pid": os.getpid(), "uid": os.getuid()})
+        while True:
+            request = self.receive()
+            try:
+                reply = {"ok": True, "value": self.handle(request)}
+            except BaseException as exc:  # noqa: BLE001 - sys.exit and friends are data here
+                reply = {"ok": False, "error": describe_exception(exc)}
+            self.restore_builtins()
+            if self.env is not None and len(self.env.tolerances) > self.reported:
+                reply["tolerances"] = self.env.tolerances[self.reported:]
+                self.reported = len(self.env.tolerances)
+            try:
+                self.send(reply)
+            except BaseException as exc:  # noqa: BLE001 - e.g. an unencodable value
+                self.send({"ok": False, "error": describe_exception(exc)})
+
+
+def describe_exception(exc: BaseException) -> dict:
+    """The exception's type, message and the deepest line of environment code it passed."""
+    where = ""
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if frame.filename == "<environment>":
+            where = f"line {frame.lineno}, in {frame.name}: {(frame.line or '').strip()}"
+    try:
+        message = str(exc)[:500]
+    except Exception:  # noqa: BLE001
+        message = "<unprintable message>"
+    return {"type": type(exc).__name__, "message": message, "where": where}
+
+
+def main() -> None:
+    runtime_dir, config = sys.argv[1], json.loads(sys.argv[2])
+    rfd, wfd = take_protocol_fds()
+    sys.path.insert(0, runtime_dir)
+    for name in config["preimport"]:
+        importlib.import_module(name)
+    try:
+        import ctypes
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except Exception:  # noqa: BLE001 - best effort; bubblewrap also kills us with the parent
+        prctl = None
+    os.chdir(config["workdir"])
+    set_limits(config)
+    drop_privileges(config["uid"])
+    die_with_parent(prctl)
+    sys.modules.pop("ctypes", None)
+    Worker(rfd, wfd, config).serve()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,115 @@
+"""Static checks on the source, before any of it runs (defence in depth, not the boundary)."""
+
+from __future__ import annotations
+
+import ast
+
+from spadework.envs.contract import ALLOWED_MODULES, REQUIRED_METHODS, TEXTENV_METHODS
+from spadework.errors import CheckFailed
+from spadework.sandbox.loader import env_class_names
+
+FORBIDDEN_CALLS = frozenset({
+    "__import__", "breakpoint", "compile", "eval", "exec", "globals", "input", "open",
+})
+FORBIDDEN_ATTRIBUTES = frozenset({
+    "__builtins__", "__closure__", "__code__", "__globals__", "__subclasses__", "__mro__",
+    "__bases__", "f_back", "f_globals", "gi_frame", "tb_frame",
+})
+ALLOWED_OWN_MODULES = frozenset({"spadework.envs", "spadework.envs.base"})
+
+
+def parse_module(code: str) -> ast.Module:
+    """The module's syntax tree.
+
+    >>> parse_module("def f(:")
+    Traceback (most recent call last):
+    ...
+    spadework.errors.CheckFailed: syntax error at line 1: invalid syntax
+    """
+    try:
+        return ast.parse(code)
+    except SyntaxError as exc:
+        raise CheckFailed(f"syntax error at line {exc.lineno}: {exc.msg}") from None
+    except ValueError as exc:  # e.g. null bytes
+        raise CheckFailed(f"the source cannot be parsed: {exc}") from None
+
+
+def the_env_class(tree: ast.Module) -> ast.ClassDef:
+    """The one top-level class whose name ends in ``Env``."""
+    names = env_class_names(tree)
+    if not names:
+        raise CheckFailed("no class whose name ends in 'Env'; name the environment class like MazeEnv")
+    if len(names) > 1:
+        raise CheckFailed(f"found {len(names)} classes whose names end in 'Env' "
+                          f"({', '.join(names)}); keep exactly one")
+    return next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == names[0])
+
+
+def _base_names(cls: ast.ClassDef) -> list[str]:
+    names = []
+    for base in cls.bases:
+        if isinstance(base, ast.Name):
+            names.append(base.id)
+        elif isinstance(base, ast.Attribute):
+            names.append(base.attr)
+    return names
+
+
+def methods_of(cls: ast.ClassDef, tree: ast.Module) -> tuple[set[str], bool]:
+    """Methods defined by the class and its same-module bases; and whether it extends TextEnv."""
+    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    methods, extends_base, todo, seen = set(), False, [cls], set()
+    while todo:
+        current = todo.pop()
+        if current.name in seen:
+            continue
+        seen.add(current.name)
+        methods.update(n.name for n in current.body
+                       if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
+        for base in _base_names(current):
+            extends_base |= base == "TextEnv"
+            if base in classes:
+                todo.append(classes[base])
+    return methods, extends_base
+
+
+def check_methods(cls: ast.ClassDef, tree: ast.Module) -> None:
+    """The class has every method the contract needs."""
+    methods, extends_base = methods_of(cls, tree)
+    required = TEXTENV_METHODS if extends_base else REQUIRED_METHODS
+    if extends_base:
+        methods |= {"reset", "step"} if {"reset", "step"} & methods else set()
+    missing = [m for m in required if m not in methods]
+    if missing:
+        needed = ", ".join(f"{m}()" for m in required)
+        kind = "a TextEnv subclass" if extends_base else "the contract"
+        raise CheckFailed(f"{cls.name} has no {', '.join(m + '()' for m in missing)}; "
+                          f"{kind} needs {needed}")
+
+
+def check_imports(tree: ast.Module) -> None:
+    """Only allowed modules are imported."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            modules = [node.module or ""] if node.level == 0 else ["(relative import)"]
+        else:
+            continue
+        for module in modules:
+            root = module.split(".")[0]
+            allowed = module in ALLOWED_OWN_MODULES if root == "spadework" else root in ALLOWED_MODULES
+            if not allowed:
+                raise CheckFailed(
+                    f"line {node.lineno}: imports '{module}', which environments may not use; "
+                    "use pure standard modules such as random, math, re, collections"
+                )
+
+
+def check_forbidden(tree: ast.Module) -> None:
+    """No calls that reach outside the game (eval, open, __import__) or into interpreter internals."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in FORBIDDEN_CALLS:
+            raise CheckFailed(f"line {node.lineno}: uses {node.id}(), which environments may not use")
+        if isinstance(node, ast.Attribute) and node.attr in FORBIDDEN_ATTRIBUTES:
+            raise CheckFailed(f"line {node.lineno}: uses .{node.attr}, which environments may not use")

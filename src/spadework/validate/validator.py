@@ -1,0 +1,81 @@
+"""Running the checks in order and turning their outcomes into a ``Verdict``."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from spadework.errors import CheckFailed, EnvError, UsageError
+from spadework.validate.checks import CHECKS, Check, CheckContext, ValidatorConfig
+from spadework.validate.verdict import CheckResult, Outcome, Verdict
+
+
+def run_check(check: Check, ctx: CheckContext) -> CheckResult:
+    """Run one check; an environment that misbehaves during it fails the check, with why."""
+    start = time.perf_counter()
+    try:
+        check.run(ctx)
+        outcome, message = Outcome.PASSED, ""
+    except CheckFailed as exc:
+        outcome, message = Outcome.FAILED, str(exc)
+    except EnvError as exc:
+        outcome, message = Outcome.FAILED, str(exc)
+    return CheckResult(check.name, outcome, message, time.perf_counter() - start)
+
+
+def validate(
+    text: str,
+    sandbox: Any,
+    config: ValidatorConfig | None = None,
+    *,
+    is_reply: bool = False,
+    checks: Sequence[Check] = CHECKS,
+) -> Verdict:
+    """Validate environment source (or a designer reply) and say why it is or is not valid.
+
+    Checks run in order; after the first failure the rest are skipped. The
+    environment's worker is always closed before returning.
+    """
+    start = time.perf_counter()
+    ctx = CheckContext(text, sandbox, config or ValidatorConfig(), is_reply=is_reply)
+    results: list[CheckResult] = []
+    try:
+        for check in checks:
+            if results and not results[-1].passed:
+                results.append(CheckResult(check.name, Outcome.SKIPPED,
+                                           f"skipped: '{results[-1].name}' did not pass"))
+                continue
+            results.append(run_check(check, ctx))
+    finally:
+        if ctx.env is not None:
+            ctx.env.close()
+    first = ctx.episodes.get(ctx.config.seeds[0])
+    return Verdict(
+        checks=tuple(results),
+        isolation=sandbox.isolation.value,
+        tolerances=tuple(ctx.env.tolerances) if ctx.env is not None else (),
+        class_name=ctx.class_name,
+        hint=first.hint if first is not None else None,
+        seconds=time.perf_counter() - start,
+    )
+
+
+def read_source(path: Path) -> tuple[str, bool]:
+    """A file's text, and whether it is a designer reply (anything but a ``.py`` file).
+
+    Raises:
+        UsageError: the file is missing, unreadable or not text.
+    """
+    if not path.exists():
+        raise UsageError(f"{path}: no such file")
+    if not path.is_file():
+        raise UsageError(f"{path}: not a file")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise UsageError(f"{path}: not a UTF-8 text file; give a Python module or a reply") from None
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read it ({exc.strerror})") from None
+    return text, path.suffix != ".py"

@@ -1,0 +1,112 @@
+"""Verdict records: what the validator found, check by check."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+
+class Outcome(str, Enum):
+    """The outcome of one check."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """One check's outcome, with a message that says what is wrong and how long it took."""
+
+    name: str
+    outcome: Outcome
+    message: str = ""
+    seconds: float = 0.0
+
+    @property
+    def passed(self) -> bool:
+        return self.outcome is Outcome.PASSED
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "passed": self.passed,
+            "outcome": self.outcome.value,
+            "message": self.message,
+            "seconds": round(self.seconds, 6),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> CheckResult:
+        return cls(
+            name=data["name"],
+            outcome=Outcome(data["outcome"]),
+            message=data.get("message", ""),
+            seconds=float(data.get("seconds", 0.0)),
+        )
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The validator's answer for one environment source.
+
+    Attributes:
+        checks: every check in order, including the ones skipped after a failure.
+        isolation: how the environment ran: ``namespaces``, ``rlimits`` or ``none`` (in-process fake).
+        tolerances: mechanical slips the loader repaired, each in words.
+        class_name: the environment class, when the source could be parsed.
+        hint: the hint of the first validation seed, when the environment got that far.
+        seconds: total wall-clock time of the validation.
+    """
+
+    checks: tuple[CheckResult, ...]
+    isolation: str
+    tolerances: tuple[str, ...] = ()
+    class_name: str | None = None
+    hint: str | None = None
+    seconds: float = 0.0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def valid(self) -> bool:
+        return bool(self.checks) and all(c.passed for c in self.checks)
+
+    @property
+    def failure(self) -> CheckResult | None:
+        """The first failed check, if any."""
+        return next((c for c in self.checks if c.outcome is Outcome.FAILED), None)
+
+    @property
+    def reason(self) -> str:
+        """One line: ``valid`` or ``<check>: <message>`` of the first failure."""
+        failed = self.failure
+        return "valid" if failed is None else f"{failed.name}: {failed.message}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "valid": self.valid,
+            "checks": [c.to_json() for c in self.checks],
+            "isolation": self.isolation,
+            "tolerances": list(self.tolerances),
+            "class_name": self.class_name,
+            "hint": self.hint,
+            "seconds": round(self.seconds, 6),
+            "extra": self.extra,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Verdict:
+        return cls(
+            checks=tuple(CheckResult.from_json(c) for c in data["checks"]),
+            isolation=data["isolation"],
+            tolerances=tuple(data.get("tolerances", ())),
+            class_name=data.get("class_name"),
+            hint=data.get("hint"),
+            seconds=float(data.get("seconds", 0.0)),
+            extra=dict(data.get("extra", {})),
+        )
+
+    def dumps(self) -> str:
+        return json.dumps(self.to_json(), sort_keys=True)

@@ -1,0 +1,377 @@
+"""Tests for the archive: hashing, records, the SQLite store and the exports."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+import spadework
+from spadework.archive import (
+    ARCHIVE_FILE,
+    Archive,
+    EnvRecord,
+    content_hash,
+    export_jsonl,
+    export_parquet,
+    normalise_source,
+)
+from spadework.errors import ArchiveError
+from spadework.validate.verdict import CheckResult, Outcome, Verdict
+
+SOURCE = '''"""A tiny environment."""
+
+class Counter:
+    """Counts up to a target."""
+
+    def reset(self, seed):
+        # start from zero
+        self.n = 0
+        return self.n, "count to three"
+
+    def step(self, action):
+        self.n += 1
+        return self.n, 1.0, self.n >= 3
+'''
+
+SAME_SOURCE_REFORMATTED = """
+class Counter:
+    def reset(self,seed):
+        self.n=0   # a different comment
+        return (self.n, 'count to three')
+
+
+
+    def step(self, action):
+        '''A docstring that was not there before.'''
+        self.n += 1
+        return (self.n, 1.0, self.n >= 3)
+"""
+
+CHANGED_SOURCE = SOURCE.replace("self.n >= 3", "self.n >= 4")
+
+
+def valid_verdict(hint: str = "count to three") -> Verdict:
+    return Verdict(
+        checks=(
+            CheckResult("loads", Outcome.PASSED, seconds=0.25),
+            CheckResult("steps", Outcome.PASSED, seconds=0.5),
+        ),
+        isolation="none",
+        tolerances=("added a missing import",),
+        class_name="Counter",
+        hint=hint,
+        seconds=0.75,
+        extra={"seeds": [0, 1]},
+    )
+
+
+def invalid_verdict() -> Verdict:
+    return Verdict(
+        checks=(
+            CheckResult("loads", Outcome.PASSED),
+            CheckResult("steps", Outcome.FAILED, message="step() returned 2 values, expected 3"),
+            CheckResult("determinism", Outcome.SKIPPED),
+        ),
+        isolation="none",
+        class_name="Counter",
+    )
+
+
+# --- hashing ---------------------------------------------------------------------------
+
+
+def test_hash_ignores_comments_formatting_and_docstrings() -> None:
+    assert content_hash(SOURCE) == content_hash(SAME_SOURCE_REFORMATTED)
+    assert normalise_source(SOURCE) == normalise_source(SAME_SOURCE_REFORMATTED)
+
+
+def test_hash_changes_with_behaviour() -> None:
+    assert content_hash(SOURCE) != content_hash(CHANGED_SOURCE)
+
+
+def test_hash_of_unparsable_source_ignores_comments_and_blank_lines() -> None:
+    broken = "def f(:\n    return 1\n"
+    assert content_hash(broken) == content_hash("# note\n\ndef f(:   \n    return 1\n\n")
+    assert content_hash(broken) != content_hash("def f(:\n    return 2\n")
+
+
+# --- records ---------------------------------------------------------------------------
+
+
+def test_new_record_fills_hash_and_time() -> None:
+    record = EnvRecord.new(SOURCE, valid_verdict(), "envs/counter.py", {"regret": 0.5})
+    assert record.id is None
+    assert record.content_hash == content_hash(SOURCE)
+    assert len(record.created_at) == len("2026-11-29T15:40:00Z")
+    assert record.created_at.endswith("Z")
+    assert record.valid and record.reason == "valid"
+    assert record.hint == "count to three"
+    assert record.tolerances == ("added a missing import",)
+    assert record.class_name == "Counter"
+
+
+def test_record_json_round_trip() -> None:
+    for verdict in (valid_verdict(), invalid_verdict()):
+        record = EnvRecord.new(SOURCE, verdict, "run:iter3:design5", {"regret": 0.25})
+        data = json.loads(json.dumps(record.to_json()))
+        assert EnvRecord.from_json(data) == record
+    data = EnvRecord.new(SOURCE, invalid_verdict(), "x").to_json()
+    assert data["valid"] is False
+    assert data["reason"] == "steps: step() returned 2 values, expected 3"
+
+
+def test_record_from_json_names_missing_key() -> None:
+    data = EnvRecord.new(SOURCE, valid_verdict(), "x").to_json()
+    del data["origin"]
+    with pytest.raises(ArchiveError, match="lacks the key 'origin'"):
+        EnvRecord.from_json(data)
+
+
+# --- store -----------------------------------------------------------------------------
+
+
+def fill(archive: Archive) -> list[EnvRecord]:
+    return [
+        archive.add(EnvRecord.new(SOURCE, valid_verdict(), "a.py", {"regret": 1.0})),
+        archive.add(EnvRecord.new(CHANGED_SOURCE, invalid_verdict(), "b.py")),
+        archive.add(EnvRecord.new(SAME_SOURCE_REFORMATTED, valid_verdict(), "c.py")),
+    ]
+
+
+def test_add_get_records_count_by_hash(tmp_path: Path) -> None:
+    with Archive.open(tmp_path) as archive:
+        added = fill(archive)
+        assert [r.id for r in added] == [1, 2, 3]
+        assert archive.get(2) == added[1]
+        assert list(archive.records()) == added
+        assert [r.id for r in archive.records(valid=True)] == [1, 3]
+        assert [r.id for r in archive.records(valid=False)] == [2]
+        assert [r.id for r in archive.records(limit=2)] == [1, 2]
+        assert list(archive.records(limit=0)) == []
+        assert len(archive) == 3
+        assert archive.count(valid=True) == 2
+        assert archive.count(valid=False) == 1
+        assert [r.id for r in archive.by_hash(content_hash(SOURCE))] == [1, 3]
+        assert archive.by_hash("0" * 64) == []
+
+
+def test_records_streams_across_pages(tmp_path: Path) -> None:
+    with Archive.open(tmp_path) as archive:
+        for i in range(1203):
+            archive.add(EnvRecord.new(f"x = {i}", valid_verdict(), f"n{i}"))
+        ids = [r.id for r in archive.records()]
+        assert ids == list(range(1, 1204))
+        assert len(list(archive.records(limit=501))) == 501
+
+
+def test_same_source_twice_gives_two_rows(tmp_path: Path) -> None:
+    with Archive.open(tmp_path) as archive:
+        first = archive.add(EnvRecord.new(SOURCE, valid_verdict(), "a.py"))
+        second = archive.add(EnvRecord.new(SOURCE, valid_verdict(), "a.py"))
+        assert first.id != second.id
+        assert len(archive.by_hash(first.content_hash)) == 2
+
+
+def test_get_missing_id_names_it(tmp_path: Path) -> None:
+    with Archive.open(tmp_path) as archive, pytest.raises(ArchiveError) as info:
+        archive.get(7)
+    assert str(info.value) == f"no environment with id 7 in {tmp_path / ARCHIVE_FILE}"
+
+
+def test_update_metrics_merges(tmp_path: Path) -> None:
+    with Archive.open(tmp_path) as archive:
+        rid = fill(archive)[0].id
+        assert rid is not None
+        updated = archive.update_metrics(rid, {"solved": True, "regret": 0.5})
+        assert updated.metrics == {"regret": 0.5, "solved": True}
+        assert archive.get(rid).metrics == {"regret": 0.5, "solved": True}
+        with pytest.raises(ArchiveError, match="no environment with id 99"):
+            archive.update_metrics(99, {"x": 1})
+        with pytest.raises(ArchiveError, match="not JSON-serialisable"):
+            archive.update_metrics(rid, {"x": object()})
+        assert archive.get(rid).metrics == {"regret": 0.5, "solved": True}
+
+
+def test_reopen_keeps_everything(tmp_path: Path) -> None:
+    with Archive.open(tmp_path) as archive:
+        added = fill(archive)
+        archive.update_metrics(2, {"regret": 3.0})
+    with Archive.open(tmp_path, create=False) as archive:
+        again = list(archive.records())
+    assert [r.id for r in again] == [1, 2, 3]
+    assert again[0] == added[0]
+    assert again[1].metrics == {"regret": 3.0}
+    assert again[2].source == SAME_SOURCE_REFORMATTED
+
+
+def test_schema_and_pragmas(tmp_path: Path) -> None:
+    Archive.open(tmp_path).close()
+    conn = sqlite3.connect(tmp_path / ARCHIVE_FILE)
+    try:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        columns = [row[1] for row in conn.execute("PRAGMA table_info(environments)")]
+    finally:
+        conn.close()
+    assert columns == [
+        "id",
+        "created_at",
+        "origin",
+        "content_hash",
+        "valid",
+        "class_name",
+        "hint",
+        "reason",
+        "source",
+        "verdict_json",
+        "tolerances_json",
+        "metrics_json",
+    ]
+
+
+def test_committed_record_survives_sigkill(tmp_path: Path) -> None:
+    script = f"""
+import os
+from pathlib import Path
+from spadework.archive import Archive, EnvRecord
+from spadework.validate.verdict import CheckResult, Outcome, Verdict
+verdict = Verdict(checks=(CheckResult("loads", Outcome.PASSED),), isolation="none")
+archive = Archive.open(Path({str(tmp_path)!r}))
+for i in range(5):
+    archive.add(EnvRecord.new(f"x = {{i}}", verdict, f"killed:{{i}}"))
+os.kill(os.getpid(), 9)
+"""
+    src = str(Path(spadework.__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([src, os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, timeout=60, check=False
+    )
+    assert done.returncode == -signal.SIGKILL, done.stderr.decode()
+    with Archive.open(tmp_path, create=False) as archive:
+        assert archive.count() == 5
+        assert [r.origin for r in archive.records()] == [f"killed:{i}" for i in range(5)]
+
+
+def test_threads_share_one_archive(tmp_path: Path) -> None:
+    with Archive.open(tmp_path) as archive:
+
+        def work(k: int) -> None:
+            for i in range(20):
+                archive.add(EnvRecord.new(f"x = {k * 100 + i}", valid_verdict(), f"t{k}"))
+                archive.count()
+
+        threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert len(archive) == 80
+        assert sorted(r.id for r in archive.records()) == list(range(1, 81))
+
+
+def test_open_without_create_on_empty_dir(tmp_path: Path) -> None:
+    with pytest.raises(ArchiveError) as info:
+        Archive.open(tmp_path, create=False)
+    assert str(info.value) == f"no archive.sqlite in {tmp_path}; is this a run directory?"
+    assert not (tmp_path / ARCHIVE_FILE).exists()
+
+
+def test_open_creates_missing_run_dir(tmp_path: Path) -> None:
+    with Archive.open(tmp_path / "runs" / "one") as archive:
+        assert len(archive) == 0
+    assert (tmp_path / "runs" / "one" / ARCHIVE_FILE).is_file()
+
+
+def test_garbage_file_is_an_archive_error(tmp_path: Path) -> None:
+    (tmp_path / ARCHIVE_FILE).write_bytes(b"this is not a database, just some bytes\n" * 100)
+    with pytest.raises(ArchiveError, match="is not an SQLite database"):
+        Archive.open(tmp_path)
+
+
+def test_run_dir_that_is_a_file(tmp_path: Path) -> None:
+    run_file = tmp_path / "run"
+    run_file.write_text("x")
+    with pytest.raises(ArchiveError, match="is a file, not a run directory"):
+        Archive.open(run_file)
+
+
+def test_newer_schema_asks_for_upgrade(tmp_path: Path) -> None:
+    Archive.open(tmp_path).close()
+    conn = sqlite3.connect(tmp_path / ARCHIVE_FILE)
+    conn.execute("PRAGMA user_version = 2")
+    conn.close()
+    with pytest.raises(ArchiveError, match="upgrade spadework"):
+        Archive.open(tmp_path)
+
+
+def test_closed_archive_says_so(tmp_path: Path) -> None:
+    archive = Archive.open(tmp_path)
+    archive.close()
+    archive.close()
+    with pytest.raises(ArchiveError, match="is closed"):
+        archive.count()
+
+
+# --- exports ---------------------------------------------------------------------------
+
+
+def test_export_jsonl_round_trips(tmp_path: Path) -> None:
+    out = tmp_path / "out" / "archive.jsonl"
+    out.parent.mkdir()
+    with Archive.open(tmp_path / "run") as archive:
+        added = fill(archive)
+        assert export_jsonl(archive, out) == 3
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 3
+    assert [EnvRecord.from_json(json.loads(line)) for line in lines] == added
+    assert os.listdir(out.parent) == ["archive.jsonl"]
+
+
+def test_export_to_missing_directory_is_an_archive_error(tmp_path: Path) -> None:
+    with (
+        Archive.open(tmp_path) as archive,
+        pytest.raises(ArchiveError, match="exists and is writable"),
+    ):
+        export_jsonl(archive, tmp_path / "nowhere" / "a.jsonl")
+
+
+def test_export_parquet_reads_back(tmp_path: Path) -> None:
+    pq = pytest.importorskip("pyarrow.parquet")
+    out = tmp_path / "archive.parquet"
+    with Archive.open(tmp_path / "run") as archive:
+        added = fill(archive)
+        for i in range(2500):
+            archive.add(EnvRecord.new(f"y = {i}", invalid_verdict(), "bulk"))
+        assert export_parquet(archive, out) == 2503
+    table = pq.read_table(out)
+    assert table.num_rows == 2503
+    assert table.column_names == [
+        "id",
+        "created_at",
+        "origin",
+        "content_hash",
+        "valid",
+        "class_name",
+        "hint",
+        "reason",
+        "tolerances",
+        "source",
+        "verdict_json",
+        "metrics_json",
+    ]
+    first = table.slice(0, 1).to_pylist()[0]
+    assert first["id"] == 1
+    assert first["source"] == SOURCE
+    assert first["valid"] is True
+    assert first["tolerances"] == ["added a missing import"]
+    assert json.loads(first["metrics_json"]) == {"regret": 1.0}
+    assert Verdict.from_json(json.loads(first["verdict_json"])) == added[0].verdict
+    assert table.column("valid").to_pylist().count(True) == 2
