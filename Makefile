@@ -24,8 +24,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[dev]'
 	touch $(STAMP)
 
+EXAMPLES := $(filter-out %/__init__.py,$(wildcard src/spadework/envs/examples/*.py))
+
 run: setup
-	$(BIN)/spadework validate --run-dir runs/examples src/spadework/envs/examples/*.py
+	$(BIN)/spadework validate --run-dir runs/examples $(EXAMPLES)
 
 test: setup
 	$(BIN)/ruff check src tests benchmarks

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 from spadework.envs.contract import DEFAULT_MAX_TURNS
 
 
-class Isolation(str, Enum):
+class Isolation(StrEnum):
     """How environment code is isolated from the host.
 
     NAMESPACES: bubblewrap (no network, read-only system, private /tmp, own PID

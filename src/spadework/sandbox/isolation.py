@@ -127,7 +127,10 @@ def worker_command(
         "default_max_turns": config.default_max_turns,
     }
     worker = runtime / "spadework" / "sandbox" / "worker.py"
-    return [*prefix, str(python), "-I", "-S", str(worker), str(runtime), json.dumps(settings)]
+    # -B: the worker starts as root; it must not write bytecode into the shared runtime
+    # (with isolation 'rlimits' that is a host directory every later worker imports from).
+    return [*prefix, str(python), "-I", "-S", "-B", str(worker), str(runtime),
+            json.dumps(settings)]
 
 
 @functools.cache

@@ -44,17 +44,16 @@ def env_class_names(tree: ast.Module) -> list[str]:
     ]
 
 
-def unbound_names(tree: ast.Module) -> set[str]:
-    """Names the module reads but never binds anywhere (imports, defs, assignments, args).
+def bound_names(tree: ast.Module) -> set[str]:
+    """Names the module binds anywhere: imports, defs, assignments, arguments, handlers.
 
-    >>> sorted(unbound_names(ast.parse("x = random.randint(1, 2)\\ndef f(y): return y + z")))
-    ['random', 'z']
+    >>> sorted(bound_names(ast.parse("import os.path as p\\ndef f(y): z = y")))
+    ['f', 'p', 'y', 'z']
     """
     bound: set[str] = set()
-    loaded: set[str] = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
-            (loaded if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bound.add(node.id)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             bound.update((a.asname or a.name).split(".")[0] for a in node.names)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -65,7 +64,17 @@ def unbound_names(tree: ast.Module) -> set[str]:
             bound.add(node.name)
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             bound.update(node.names)
-    return loaded - bound - set(dir(builtins))
+    return bound
+
+
+def unbound_names(tree: ast.Module) -> set[str]:
+    """Names the module reads but never binds, and that are not builtins.
+
+    >>> sorted(unbound_names(ast.parse("x = random.randint(1, 2)\\ndef f(y): return y + z")))
+    ['random', 'z']
+    """
+    loaded = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    return loaded - bound_names(tree) - set(dir(builtins))
 
 
 def missing_imports(tree: ast.Module) -> dict[str, str]:

@@ -19,9 +19,10 @@ class Sandbox:
     ``open`` rarely waits for a start. A worker serves exactly one environment
     and is killed with it: nothing one environment did can reach the next.
 
-    Example:
-        >>> with Sandbox() as sandbox, sandbox.open(source) as env:  # doctest: +SKIP
-        ...     observation, info = env.reset(seed=0)
+    Example::
+
+        with Sandbox() as sandbox, sandbox.open(source) as env:
+            observation, info = env.reset(seed=0)
     """
 
     def __init__(self, config: SandboxConfig | None = None):

@@ -13,7 +13,7 @@ import threading
 import time
 from typing import Any
 
-from spadework.errors import EnvCrashed, EnvProtocolError, EnvTimeout, SandboxError
+from spadework.errors import EnvCrashed, EnvError, EnvProtocolError, EnvTimeout, SandboxError
 from spadework.sandbox.config import Isolation, SandboxConfig
 from spadework.sandbox.isolation import worker_command
 from spadework.sandbox.protocol import HEADER, frame, unframe
@@ -45,8 +45,21 @@ def processes_of(uid: int) -> list[int]:
     return pids
 
 
+def is_running(pid: int) -> bool:
+    """Whether any thread of ``pid`` still runs. A zombie does not: it only waits to be
+    reaped by its parent (by init, for a detached child, which may take a while)."""
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{tid}/stat", "rb") as stat:
+                if stat.read().rsplit(b")", 1)[1].split()[0] != b"Z":
+                    return True
+    except (OSError, IndexError):
+        pass
+    return False
+
+
 def kill_uid(uid: int, deadline_s: float = 2.0) -> None:
-    """SIGKILL every process of ``uid`` until none is left (or the deadline passes)."""
+    """SIGKILL every process of ``uid`` until none of them runs (or the deadline passes)."""
     end = time.monotonic() + deadline_s
     while (pids := processes_of(uid)) and time.monotonic() < end:
         for pid in pids:
@@ -54,6 +67,8 @@ def kill_uid(uid: int, deadline_s: float = 2.0) -> None:
                 os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
+        if not any(is_running(pid) for pid in processes_of(uid)):
+            return
         time.sleep(0.005)
 
 
@@ -80,7 +95,10 @@ class WorkerProcess:
             self._cleanup()
             raise SandboxError(f"cannot start a sandbox worker ({command[0]}): {exc}") from exc
         self.dead: str | None = None
-        ready = self.receive(config.start_timeout_s, "start")
+        try:
+            ready = self.receive(config.start_timeout_s, "start")
+        except EnvError:  # the sandbox failed, not an environment: no environment ran yet
+            raise SandboxError(f"sandbox worker did not start: {self.dead}") from None
         if ready.get("value") != "ready":
             self.kill(f"worker sent {ready!r} instead of ready")
             raise SandboxError(f"sandbox worker did not start: {self.dead}")

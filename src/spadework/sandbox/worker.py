@@ -1,7 +1,7 @@
 """The sandbox worker: serves one environment over the protocol, then dies.
 
 Standard library only; started by the caller as
-``python -I -S worker.py RUNTIME_DIR CONFIG_JSON``, inside bubblewrap when it can
+``python -I -S -B worker.py RUNTIME_DIR CONFIG_JSON``, inside bubblewrap when it can
 run. Order matters: take the protocol pipes, pre-import what environments may use,
 set resource limits, drop root's privileges, and only then read environment code.
 """
@@ -76,12 +76,10 @@ class Worker:
         self.builtins = dict(builtins.__dict__)
 
     def restore_builtins(self) -> None:
+        # Unconditionally, and without calling any builtin: they may be patched right now.
         current = builtins.__dict__
-        if len(current) != len(self.builtins) or any(
-            current.get(k) is not v for k, v in self.builtins.items()
-        ):
-            current.clear()
-            current.update(self.builtins)
+        current.clear()
+        current.update(self.builtins)
 
     def receive(self):
         header = self.read_exactly(self.header.size)
@@ -132,6 +130,7 @@ class Worker:
             try:
                 reply = {"ok": True, "value": self.handle(request)}
             except BaseException as exc:  # noqa: BLE001 - sys.exit and friends are data here
+                self.restore_builtins()  # describing the exception calls builtins
                 reply = {"ok": False, "error": describe_exception(exc)}
             self.restore_builtins()
             if self.env is not None and len(self.env.tolerances) > self.reported:

@@ -21,6 +21,9 @@ TRIVIAL_ACTIONS = ("", "0", "1", "a", "yes", "no", "up", "down", "left", "right"
                    "hint", "look", "solve", "answer", "done", "quit")
 """Actions an agent could try without reading the episode; none may solve it."""
 
+STEP_FIELDS = ("observation", "reward", "terminated", "truncated", "info")
+"""The parts of what ``step()`` returns, in order."""
+
 
 @dataclass(frozen=True)
 class ValidatorConfig:
@@ -116,6 +119,21 @@ def _require(problem: str | None, where: str) -> None:
         raise CheckFailed(f"{where}: {problem}")
 
 
+def _difference(first: list[Any], second: list[Any]) -> str:
+    """The first part in which two step results differ, with both values (shortened).
+
+    >>> _difference(["ok", 0.0, False, False, {"n": 1}], ["ok", 0.0, False, False, {"n": 2}])
+    "info {'n': 1} then {'n': 2}"
+    """
+    name, a, b = next(d for d in zip(STEP_FIELDS, first, second, strict=True) if d[1] != d[2])
+    return f"{name} {_short(a)} then {_short(b)}"
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 def check_parse(ctx: CheckContext) -> None:
     """A reply holds exactly one Python code block (a module is taken as it is)."""
     if not ctx.is_reply:
@@ -160,8 +178,9 @@ def check_determinism(ctx: CheckContext) -> None:
     first, second = ctx.play(seed, actions), ctx.play(seed, actions)
     for turn, (a, b) in enumerate(zip(first.steps, second.steps, strict=False), start=1):
         if a != b:
-            raise CheckFailed(f"seed {seed} played twice differs at turn {turn}: {a[:2]!r} then "
-                              f"{b[:2]!r}; take all randomness from the seed given to reset()")
+            raise CheckFailed(f"seed {seed} played twice differs at turn {turn} in "
+                              f"{_difference(a, b)}; take all randomness from the seed and set "
+                              "all state in reset()")
     if len(first.steps) != len(second.steps):
         raise CheckFailed(f"seed {seed} played twice lasted {len(first.steps)} then "
                           f"{len(second.steps)} turns; take all randomness from the seed")

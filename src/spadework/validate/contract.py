@@ -153,19 +153,23 @@ def leaked(hint: str, solution: list[str], other_solutions: list[list[str]]) -> 
     """Seed-specific parts of ``solution`` that ``hint`` contains, sorted.
 
     A token is seed-specific when it is in this episode's solution but missing from
-    at least one other seed's solution. The whole solution text counts as well.
+    at least one other seed's solution. The whole solution counts as well, word by
+    word, whatever punctuation the hint puts between the words.
 
     >>> leaked("The number is 42.", ["guess 42"], [["guess 17"]])
     ['42']
     >>> leaked("Halve the range each guess.", ["guess 42"], [["guess 17"]])
     []
+    >>> leaked("Press up, left, down.", ["up", "left", "down"], [["down", "up", "left"]])
+    ['up left down']
     """
     mine = tokens(" ".join(solution))
     shared = set.intersection(*(tokens(" ".join(s)) for s in other_solutions)) if other_solutions \
         else set()
     specific = mine - shared if other_solutions else set()
     found = sorted(specific & tokens(hint))
-    joined = " ".join(solution).strip().lower()
-    if len(joined) >= 3 and joined in hint.lower() and joined not in found:
+    joined = " ".join(TOKEN.findall(" ".join(solution))).lower()
+    words = f" {' '.join(TOKEN.findall(hint)).lower()} "
+    if len(joined) >= 3 and f" {joined} " in words and joined not in found:
         found.append(joined)
     return found

@@ -6,16 +6,28 @@ import ast
 
 from spadework.envs.contract import ALLOWED_MODULES, REQUIRED_METHODS, TEXTENV_METHODS
 from spadework.errors import CheckFailed
-from spadework.sandbox.loader import env_class_names
+from spadework.sandbox.loader import bound_names, env_class_names
 
 FORBIDDEN_CALLS = frozenset({
     "__import__", "breakpoint", "compile", "eval", "exec", "globals", "input", "open",
 })
+CALL_ADVICE = {
+    "__import__": "import allowed modules at the top of the module",
+    "compile": "write the logic as plain Python",
+    "eval": "write the logic as plain Python",
+    "exec": "write the logic as plain Python",
+    "globals": "keep the state on self",
+    "input": "read the agent's action from step(action)",
+    "open": "keep data in the module (a list or a dict), not in files",
+}
+"""What to do instead of each forbidden call (anything else: remove it)."""
 FORBIDDEN_ATTRIBUTES = frozenset({
     "__builtins__", "__closure__", "__code__", "__globals__", "__subclasses__", "__mro__",
     "__bases__", "f_back", "f_globals", "gi_frame", "tb_frame",
 })
 ALLOWED_OWN_MODULES = frozenset({"spadework.envs", "spadework.envs.base"})
+TEXTENV_REPLACED = {"reset": "new_episode", "step": "apply"}
+"""A TextEnv subclass that writes its own reset() or step() needs no new_episode() or apply()."""
 
 
 def parse_module(code: str) -> ast.Module:
@@ -78,7 +90,7 @@ def check_methods(cls: ast.ClassDef, tree: ast.Module) -> None:
     methods, extends_base = methods_of(cls, tree)
     required = TEXTENV_METHODS if extends_base else REQUIRED_METHODS
     if extends_base:
-        methods |= {"reset", "step"} if {"reset", "step"} & methods else set()
+        methods |= {TEXTENV_REPLACED[m] for m in TEXTENV_REPLACED if m in methods}
     missing = [m for m in required if m not in methods]
     if missing:
         needed = ", ".join(f"{m}()" for m in required)
@@ -107,9 +119,21 @@ def check_imports(tree: ast.Module) -> None:
 
 
 def check_forbidden(tree: ast.Module) -> None:
-    """No calls that reach outside the game (eval, open, __import__) or into interpreter internals."""
+    """No calls that reach outside the game (eval, open, __import__) or into interpreter internals.
+
+    >>> try:
+    ...     check_forbidden(ast.parse("breakpoint()"))
+    ... except CheckFailed as exc:
+    ...     print(exc)
+    line 1: uses breakpoint(), which environments may not use; remove it
+    >>> check_forbidden(ast.parse("input = 'up'\\nprint(input)"))  # its own variable
+    """
+    forbidden = FORBIDDEN_CALLS - bound_names(tree)  # a module's own `input = ...` is fine
     for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and node.id in FORBIDDEN_CALLS:
-            raise CheckFailed(f"line {node.lineno}: uses {node.id}(), which environments may not use")
+        if isinstance(node, ast.Name) and node.id in forbidden:
+            advice = CALL_ADVICE.get(node.id, "remove it")
+            raise CheckFailed(f"line {node.lineno}: uses {node.id}(), which environments may not "
+                              f"use; {advice}")
         if isinstance(node, ast.Attribute) and node.attr in FORBIDDEN_ATTRIBUTES:
-            raise CheckFailed(f"line {node.lineno}: uses .{node.attr}, which environments may not use")
+            raise CheckFailed(f"line {node.lineno}: uses .{node.attr}, which environments may not "
+                              "use; keep to the game's own objects")

@@ -41,13 +41,15 @@ def validate(
     start = time.perf_counter()
     ctx = CheckContext(text, sandbox, config or ValidatorConfig(), is_reply=is_reply)
     results: list[CheckResult] = []
+    failed: CheckResult | None = None
     try:
         for check in checks:
-            if results and not results[-1].passed:
+            if failed is not None:
                 results.append(CheckResult(check.name, Outcome.SKIPPED,
-                                           f"skipped: '{results[-1].name}' did not pass"))
+                                           f"skipped: '{failed.name}' did not pass"))
                 continue
             results.append(run_check(check, ctx))
+            failed = None if results[-1].passed else results[-1]
     finally:
         if ctx.env is not None:
             ctx.env.close()

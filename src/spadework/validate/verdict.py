@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 
-class Outcome(str, Enum):
+class Outcome(StrEnum):
     """The outcome of one check."""
 
     PASSED = "passed"

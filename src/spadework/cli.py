@@ -1,0 +1,245 @@
+"""The ``spadework`` command line: validate, play, archive."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from spadework import __version__
+from spadework.archive import Archive, EnvRecord, export_jsonl, export_parquet
+from spadework.envs.contract import episode_score, is_solved
+from spadework.errors import CheckFailed, EnvError, ParseError, SpadeworkError, UsageError
+from spadework.sandbox import Sandbox
+from spadework.validate import Verdict, read_source, validate
+from spadework.validate.parse import extract_code
+from spadework.validate.static import parse_module, the_env_class
+
+
+class _Output:
+    """Rich output on stdout, made when first used (so it sees the stdout of that moment);
+    wide when piped, so tables are not folded into a file."""
+
+    def print(self, *args, **kwargs) -> None:
+        width = None if sys.stdout.isatty() else 200
+        Console(highlight=False, width=width).print(*args, **kwargs)
+
+
+out = _Output()
+
+
+def fail(message: str) -> None:
+    """One plain line on stderr (never wrapped, never a traceback)."""
+    print(f"spadework: {message}", file=sys.stderr, flush=True)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="spadework", description=(
+        "Self-play in adaptive synthetic executable environments."))
+    parser.add_argument("--version", action="version", version=f"spadework {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    check = commands.add_parser("validate", help="validate environment files and print verdicts")
+    check.add_argument("files", nargs="+", type=Path, metavar="FILE",
+                       help="a Python module (.py) or a designer reply with one ```python block")
+    check.add_argument("--json", action="store_true", help="one JSON object per file per line")
+    check.add_argument("--run-dir", type=Path, help="also record every verdict in RUN_DIR's archive")
+    check.add_argument("--verbose", "-v", action="store_true", help="show every check")
+    check.set_defaults(run=cmd_validate)
+
+    play = commands.add_parser("play", help="play an environment in the terminal (sandboxed)")
+    play.add_argument("file", type=Path, metavar="FILE")
+    play.add_argument("--seed", type=int, default=0)
+    play.set_defaults(run=cmd_play)
+
+    archive = commands.add_parser("archive", help="list, show or export a run's archive")
+    verbs = archive.add_subparsers(dest="verb", required=True)
+    ls = verbs.add_parser("ls", help="one line per environment")
+    ls.add_argument("run_dir", type=Path, metavar="RUN_DIR")
+    ls.add_argument("--valid", action="store_true", default=None, help="valid ones only")
+    ls.add_argument("--invalid", dest="valid", action="store_false", help="invalid ones only")
+    ls.add_argument("--limit", type=int)
+    ls.set_defaults(run=cmd_archive_ls)
+    show = verbs.add_parser("show", help="one environment in full")
+    show.add_argument("run_dir", type=Path, metavar="RUN_DIR")
+    show.add_argument("id", type=int, metavar="ID")
+    show.set_defaults(run=cmd_archive_show)
+    export = verbs.add_parser("export", help="write the archive as JSONL or Parquet")
+    export.add_argument("run_dir", type=Path, metavar="RUN_DIR")
+    export.add_argument("--format", choices=("jsonl", "parquet"), default="jsonl")
+    export.add_argument("--out", type=Path, help="default: RUN_DIR/archive.<format>")
+    export.set_defaults(run=cmd_archive_export)
+    return parser
+
+
+def source_of(text: str, is_reply: bool) -> str:
+    """The code to store for a file: the reply's code block when there is one."""
+    if not is_reply:
+        return text
+    try:
+        return extract_code(text)
+    except ParseError:
+        return text
+
+
+def verdict_json(path: Path, verdict: Verdict | None, isolation: str, error: str = "") -> str:
+    if verdict is None:
+        record = {"path": str(path), "valid": False, "checks": [], "isolation": isolation,
+                  "seconds": 0.0, "tolerances": [], "error": error}
+    else:
+        record = {"path": str(path), **verdict.to_json()}
+    return json.dumps(record, sort_keys=True)
+
+
+def verdict_table(rows: list[tuple[Path, Verdict | None, str]], verbose: bool) -> Table:
+    table = Table(title="Verdicts")
+    for column in ("file", "valid", "class", "reason", "tolerances", "seconds"):
+        table.add_column(column, overflow="fold")
+    for path, verdict, error in rows:
+        if verdict is None:
+            table.add_row(str(path), "[red]no[/]", "", error, "", "")
+            continue
+        table.add_row(str(path), "[green]yes[/]" if verdict.valid else "[red]no[/]",
+                      verdict.class_name or "", verdict.reason, str(len(verdict.tolerances)),
+                      f"{verdict.seconds:.2f}")
+        if verbose:
+            for check in verdict.checks:
+                table.add_row("", "", f"  {check.name}", f"{check.outcome.value} {check.message}",
+                              "", f"{check.seconds:.3f}")
+    return table
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    rows: list[tuple[Path, Verdict | None, str]] = []
+    archive = Archive.open(args.run_dir) if args.run_dir else None
+    with Sandbox() as sandbox:
+        for path in args.files:
+            try:
+                text, is_reply = read_source(path)
+            except UsageError as exc:
+                rows.append((path, None, str(exc)))
+                fail(str(exc))
+            else:
+                verdict = validate(text, sandbox, is_reply=is_reply)
+                rows.append((path, verdict, ""))
+                if archive is not None:
+                    archive.add(EnvRecord.new(source_of(text, is_reply), verdict, str(path)))
+            if args.json:
+                print(verdict_json(path, rows[-1][1], sandbox.isolation.value, rows[-1][2]),
+                      flush=True)
+        if not args.json:
+            out.print(verdict_table(rows, args.verbose))
+            valid = sum(1 for _, v, _ in rows if v is not None and v.valid)
+            out.print(f"{valid} of {len(rows)} valid; isolation: {sandbox.isolation.value}")
+    if archive is not None:
+        if not args.json:
+            out.print(f"recorded in {archive.path}")
+        archive.close()
+    return 0 if all(v is not None and v.valid for _, v, _ in rows) else 1
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    text, is_reply = read_source(args.file)
+    code = source_of(text, is_reply)
+    try:
+        the_env_class(parse_module(code))
+    except CheckFailed as exc:
+        raise UsageError(f"{args.file}: {exc}") from None
+    with Sandbox() as sandbox:
+        try:
+            env = sandbox.open(code)
+        except EnvError as exc:
+            raise UsageError(f"{args.file}: cannot load it: {exc}") from None
+        with env:
+            return play_loop(env, args.seed)
+
+
+def play_loop(env, seed: int) -> int:
+    """Read actions from stdin until the episode ends; ``:hint``, ``:solution``, ``:quit``."""
+    try:
+        observation, _ = env.reset(seed)
+        out.print(f"[bold]{env.class_name}[/] (seed {seed}, up to {env.max_turns} turns; "
+                  ":hint, :solution, :quit)\n")
+        out.print(observation, markup=False)
+        out.print("> ", end="")
+        rewards: list[float] = []
+        for line in sys.stdin:
+            action = line.rstrip("\n")
+            if action in (":quit", ":q"):
+                break
+            if action in (":hint", ":solution"):
+                out.print(str(env.hint() if action == ":hint" else env.solution()), markup=False)
+                out.print("> ", end="")
+                continue
+            observation, reward, terminated, truncated, _ = env.step(action)
+            rewards.append(float(reward))
+            out.print(observation, markup=False)
+            out.print(f"[dim]reward {reward:g}[/]")
+            if terminated or truncated:
+                break
+            out.print("> ", end="")
+    except EnvError as exc:
+        fail(f"the environment ended: {exc}")
+        return 1
+    score = episode_score(rewards)
+    out.print(f"\nscore {score:g} after {len(rewards)} turns"
+              + (" - solved!" if is_solved(score) else ""))
+    return 0
+
+
+def cmd_archive_ls(args: argparse.Namespace) -> int:
+    with Archive.open(args.run_dir, create=False) as archive:
+        table = Table(title=f"{archive.path} ({len(archive)} environments)")
+        for column in ("id", "created", "class", "valid", "reason", "origin"):
+            table.add_column(column, overflow="fold")
+        for record in archive.records(valid=args.valid, limit=args.limit):
+            table.add_row(str(record.id), record.created_at, record.class_name or "",
+                          "yes" if record.valid else "no", record.reason, record.origin)
+        out.print(table)
+    return 0
+
+
+def cmd_archive_show(args: argparse.Namespace) -> int:
+    with Archive.open(args.run_dir, create=False) as archive:
+        record = archive.get(args.id)
+    out.print(f"[bold]#{record.id} {record.class_name or '?'}[/] from {record.origin} "
+              f"at {record.created_at}")
+    out.print(f"valid: {'yes' if record.valid else 'no'}; hash {record.content_hash[:16]}")
+    for check in record.verdict.checks:
+        out.print(f"  {check.name:14} {check.outcome.value:8} {check.message}", markup=False)
+    for tolerance in record.tolerances:
+        out.print(f"  tolerance: {tolerance}", markup=False)
+    out.print(f"hint: {record.hint}", markup=False)
+    if record.metrics:
+        out.print(f"metrics: {json.dumps(record.metrics, sort_keys=True)}", markup=False)
+    out.print("\n" + record.source, markup=False)
+    return 0
+
+
+def cmd_archive_export(args: argparse.Namespace) -> int:
+    target = args.out or args.run_dir / f"archive.{args.format}"
+    writer = export_jsonl if args.format == "jsonl" else export_parquet
+    with Archive.open(args.run_dir, create=False) as archive:
+        count = writer(archive, target)
+    out.print(f"wrote {count} environments to {target}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except SpadeworkError as exc:
+        fail(str(exc))
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,160 @@
+"""The sandbox's good path: playing, tolerances, errors raised by environment code, the
+pool, and the in-process fake."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from spadework.errors import EnvRaised, SandboxError
+from spadework.sandbox import InProcessSandbox, Isolation, Sandbox, SandboxConfig
+
+SLOPPY_SOURCE = '''
+class SloppyEnv:
+    def reset(self):
+        self.target = random.randint(1, 100)
+        return "Say the number.", {}
+
+    def step(self, action):
+        done = action == str(self.target)
+        return ("Yes." if done else "No."), float(done), done, {}
+
+    def solution(self):
+        return str(self.target)
+
+    def hint(self):
+        return "It is between 1 and 100."
+'''
+"""Every slip the loader tolerates: no ``import random``, ``reset()`` without a seed, no
+``max_turns``, a 4-tuple from ``step`` and a string from ``solution``."""
+
+SLOPPY_TOLERANCES = [
+    "'random' was used without an import; supplied it from random",
+    "max_turns is missing; used the default of 20",
+    "reset() takes no seed; seeded the global random module instead",
+    "solution() returned one string; read it as a list of one action",
+    "step() returned (observation, reward, done, info); read done as terminated",
+]
+
+RAISING_SOURCE = '''
+class RaisingEnv:
+    max_turns = 3
+
+    def reset(self, seed=None):
+        self.board = {"a": 1}
+        return "Pick a key.", {}
+
+    def step(self, action):
+        value = self.board[action]
+        return f"Value {value}.", 1.0, True, False, {}
+
+    def solution(self):
+        return ["a"]
+
+    def hint(self):
+        return "The first letter."
+'''
+
+
+def play(env) -> list:
+    """Everything a short session with ``env`` returns, in order."""
+    values = [env.class_name, env.max_turns, env.reset(seed=11), env.hint()]
+    solution = env.solution()
+    values += [solution, env.step("not it"), *(env.step(action) for action in solution)]
+    return [*values, list(env.tolerances)]
+
+
+@pytest.mark.timeout(30)
+def test_text_env_plays_through_the_sandbox(sandbox, good_source):
+    with sandbox.open(good_source) as env:
+        assert env.isolation is Isolation.NAMESPACES
+        assert (env.class_name, env.max_turns, env.tolerances) == ("GuessEnv", 5, [])
+        assert env.reset(seed=7) == ["Guess a number from 1 to 10.", {}]
+        assert env.reset(seed=7) == ["Guess a number from 1 to 10.", {}]  # same seed, same game
+        assert (env.solution(), env.hint()) == (["6"], "even")
+        assert env.step("6") == ["Right.", 1.0, True, False, {"turn": 1}]
+        assert env.step("6") == ["The episode is over.", 0.0, True, False, {"turn": 1}]
+        env.reset(seed=7)
+        for turn in range(1, 5):
+            assert env.step("1") == ["Wrong.", 0.0, False, False, {"turn": turn}]
+        assert env.step("1") == ["Wrong.", 0.0, False, True, {"turn": 5}]  # truncated
+        assert env.alive
+    assert not env.alive
+
+
+@pytest.mark.timeout(30)
+def test_tolerances_are_reported(sandbox):
+    with sandbox.open(SLOPPY_SOURCE) as env:
+        assert env.max_turns == 20
+        assert env.tolerances == SLOPPY_TOLERANCES[:3]  # known once the class is loaded
+        observation, info = env.reset(seed=4)
+        assert (observation, info) == ("Say the number.", {})
+        solution = env.solution()
+        assert env.reset(seed=4) == ["Say the number.", {}]
+        assert env.solution() == solution  # the global random module was seeded with 4
+        assert env.step("0") == ["No.", 0.0, False, False, {}]
+        assert env.step(solution[0]) == ["Yes.", 1.0, True, False, {}]
+        assert env.tolerances == SLOPPY_TOLERANCES  # each once, in the order applied
+
+
+@pytest.mark.timeout(30)
+def test_exception_in_step_is_reported_and_the_env_goes_on(sandbox):
+    with sandbox.open(RAISING_SOURCE) as env:
+        env.reset(seed=0)
+        with pytest.raises(EnvRaised) as raised:
+            env.step("z")
+        assert str(raised.value) == (
+            "step() raised KeyError: 'z' (line 10, in step: value = self.board[action])"
+        )
+        assert raised.value.reason == "raised"
+        assert env.alive
+        assert env.step("a") == ["Value 1.", 1.0, True, False, {}]
+
+
+@pytest.mark.timeout(30)
+def test_load_errors_name_the_problem(sandbox):
+    with pytest.raises(EnvRaised, match="^syntax error at line 2: "):
+        sandbox.open("class BrokenEnv:\n    def reset(self\n")
+    with pytest.raises(EnvRaised, match="found GoodEnv, OtherEnv$"):
+        sandbox.open("class GoodEnv: pass\nclass OtherEnv: pass\n")
+
+
+@pytest.mark.timeout(30)
+def test_pool_hands_out_prestarted_workers_with_distinct_uids(good_source):
+    with Sandbox(SandboxConfig(pool_size=3, call_timeout_s=2.0)) as box:
+        deadline = time.monotonic() + 15
+        while box._ready.qsize() < 3 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert box._ready.qsize() == 3
+        waiting = list(box._ready.queue)
+        envs = [box.open(good_source) for _ in range(5)]  # 3 from the pool, then more
+        try:
+            assert [env.worker for env in envs[:3]] == waiting
+            uids = [env.worker.uid for env in envs]
+            assert len(set(uids)) == 5
+            assert all(env.reset(seed=7) == ["Guess a number from 1 to 10.", {}] for env in envs)
+        finally:
+            for env in envs:
+                env.close()
+
+
+@pytest.mark.timeout(30)
+def test_a_worker_that_cannot_start_is_a_sandbox_error():
+    config = SandboxConfig(start_timeout_s=0.001, pool_size=1)
+    with Sandbox(config) as box:
+        with pytest.raises(SandboxError, match="^sandbox worker did not start: start did not"):
+            box.open("class AnyEnv: pass\n")
+        time.sleep(0.6)
+        assert box._filler.is_alive()  # the pool keeps trying, it does not die
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("source", ["good", "sloppy"])
+def test_in_process_fake_gives_the_same_values(source, sandbox, good_source):
+    source = good_source if source == "good" else SLOPPY_SOURCE
+    with InProcessSandbox() as fake, fake.open(source) as env:
+        assert env.isolation is Isolation.NONE
+        expected = play(env)
+    with sandbox.open(source) as env:
+        assert play(env) == expected

@@ -1,0 +1,388 @@
+"""The validator's checks, against broken fixture environments, with their exact messages."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from spadework.errors import CheckFailed, UsageError
+from spadework.sandbox import InProcessSandbox
+from spadework.validate import (
+    CHECKS,
+    CheckContext,
+    Outcome,
+    ValidatorConfig,
+    Verdict,
+    read_source,
+    validate,
+)
+from spadework.validate.checks import (
+    check_contract,
+    check_determinism,
+    check_load,
+    check_no_hint_leak,
+    check_not_guessable,
+    check_parse,
+    check_solvable,
+    check_static,
+)
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "envs"
+BROKEN = FIXTURES / "broken"
+GOOD = sorted((FIXTURES / "good").glob("*.py"))
+CHECK_NAMES = [check.name for check in CHECKS]
+TAKE_RANDOMNESS = "take all randomness from the seed given to reset()"
+SET_STATE = "take all randomness from the seed and set all state in reset()"
+SOLVE_IT = "make solution() return actions that solve the episode, with rewards summing to 1"
+
+EXPECTED: dict[str, tuple[str, str]] = {
+    "parse_no_block.md": (
+        "parse", "the reply has no ```python code block; put the whole environment in one"),
+    "parse_two_blocks.md": (
+        "parse", "the reply has 2 Python code blocks; put the whole environment in exactly one"),
+    "parse_unclosed.md": (
+        "parse", "the reply's ```python code block is never closed; was the reply cut off?"),
+    "parse_empty_block.md": ("parse", "the reply's ```python code block is empty"),
+    "static_syntax_error.md": ("static", "syntax error at line 11: expected ':'"),
+    "static_no_env_class.py": (
+        "static", "no class whose name ends in 'Env'; name the environment class like MazeEnv"),
+    "static_two_env_classes.py": (
+        "static", "found 2 classes whose names end in 'Env' (BaseEnv, CodeEnv); keep exactly one"),
+    "static_missing_method.py": (
+        "static", "CodeEnv has no hint(); the contract needs reset(), step(), solution(), hint()"),
+    "static_textenv_missing_apply.py": (
+        "static", "CodeEnv has no apply(); a TextEnv subclass needs new_episode(), apply(), "
+                  "solution(), hint()"),
+    "static_forbidden_import.py": (
+        "static", "line 3: imports 'os', which environments may not use; use pure standard "
+                  "modules such as random, math, re, collections"),
+    "static_eval.py": (
+        "static", "line 14: uses eval(), which environments may not use; write the logic as "
+                  "plain Python"),
+    "static_open.py": (
+        "static", "line 14: uses open(), which environments may not use; keep data in the "
+                  "module (a list or a dict), not in files"),
+    "static_subclasses.py": (
+        "static", "line 25: uses .__subclasses__, which environments may not use; keep to the "
+                  "game's own objects"),
+    "load_module_raises.py": ("load", "loading failed: load() raised KeyError: 'low'"),
+    "load_constructor_args.py": (
+        "load", "loading failed: CodeEnv() must be constructible without arguments"),
+    "contract_max_turns_zero.py": ("contract", "CodeEnv: max_turns is 0; use an int from 1 to 100"),
+    "contract_max_turns_float.py": (
+        "contract", "CodeEnv: max_turns is a float; use an int from 1 to 100"),
+    "contract_reset_shape.py": (
+        "contract", "seed 0: reset() must return (observation, info); it returned a list of 3"),
+    "contract_empty_observation.py": (
+        "contract", "seed 0: reset() returned an empty observation; describe the situation to "
+                    "the agent"),
+    "contract_nan_reward.py": (
+        "contract", "seed 0, action '964': step() returned a reward of nan; rewards must be "
+                    "finite numbers"),
+    "contract_terminated_not_bool.py": (
+        "contract", "seed 0, action '964': step() returned terminated of type int; return a bool"),
+    "contract_info_not_dict.py": (
+        "contract", "seed 0, action '964': step() returned info of type None; return a dict"),
+    "contract_hint_not_str.py": ("contract", "seed 0: hint() returned a list; return a str"),
+    "contract_solution_not_str.py": (
+        "contract", "seed 0: solution() returned an action of type int; actions are str"),
+    "contract_step_raises.py": (
+        "contract", "step() raised ZeroDivisionError: float division by zero"),
+    "determinism_system_random.py": (
+        "determinism", f"seed 0 reset twice gave different observations, solutions or hints; "
+                       f"{TAKE_RANDOMNESS}"),
+    "determinism_clock.py": (
+        "determinism", f"seed 0 reset twice gave different observations, solutions or hints; "
+                       f"{TAKE_RANDOMNESS}"),
+    "determinism_same_every_seed.py": (
+        "determinism", "seeds 0, 1, 2 all give the same episode; use the seed to vary it "
+                       "(with random.Random(seed))"),
+    "determinism_state_kept.py": (
+        "determinism", "seed 0 played twice differs at turn 1 in observation 'Correct, after 2 "
+                       f"guesses.' then 'Correct, after 3 guesses.'; {SET_STATE}"),
+    "determinism_info_kept.py": (
+        "determinism", "seed 0 played twice differs at turn 1 in info {'round': 3} then "
+                       f"{{'round': 4}}; {SET_STATE}"),
+    "solvable_wrong_solution.py": (
+        "solvable", f"seed 0: replaying solution() (1 actions) scored 0, not 1; {SOLVE_IT}"),
+    "solvable_half_reward.py": (
+        "solvable", f"seed 0: replaying solution() (1 actions) scored 0.5, not 1; {SOLVE_IT}"),
+    "solvable_too_long.py": (
+        "solvable", "seed 0: solution() has 4 actions but max_turns is 3; raise max_turns or "
+                    "shorten the solution"),
+    "not_guessable_yes_wins.py": (
+        "not_guessable", "seed 0: repeating the trivial action 'yes' solves the episode; make "
+                         "success depend on what the agent reads"),
+    "no_hint_leak_secret.py": (
+        "no_hint_leak", "seed 0: the hint gives away the answer ('964'); hint at the method "
+                        "instead"),
+    "no_hint_leak_moves.py": (
+        "no_hint_leak", "seed 0: the hint gives away the answer ('right down up left'); hint at "
+                        "the method instead"),
+}
+"""Every broken fixture: the check that must fail on it, and that check's exact message."""
+
+ON_THE_REAL_SANDBOX = [
+    "parse_two_blocks.md", "static_forbidden_import.py", "load_constructor_args.py",
+    "contract_reset_shape.py", "contract_nan_reward.py", "contract_hint_not_str.py",
+    "determinism_system_random.py", "determinism_clock.py", "determinism_state_kept.py",
+    "solvable_too_long.py", "not_guessable_yes_wins.py", "no_hint_leak_moves.py",
+]
+"""A representative handful, at least one per check, run through the real sandbox too."""
+
+
+def source_of(name: str) -> tuple[str, bool]:
+    return read_source(BROKEN / name)
+
+
+def verdict_of(path: Path, sandbox) -> Verdict:
+    text, is_reply = read_source(path)
+    return validate(text, sandbox, is_reply=is_reply)
+
+
+def assert_fails_at(verdict: Verdict, check: str, message: str) -> None:
+    """Invalid at ``check`` with ``message``; every check before passed, every one after skipped."""
+    assert not verdict.valid
+    assert [c.name for c in verdict.checks] == CHECK_NAMES
+    at = CHECK_NAMES.index(check)
+    failed = verdict.checks[at]
+    assert (failed.outcome, failed.message) == (Outcome.FAILED, message)
+    assert verdict.failure == failed
+    assert verdict.reason == f"{check}: {message}"
+    assert [c.outcome for c in verdict.checks[:at]] == [Outcome.PASSED] * at
+    for later in verdict.checks[at + 1:]:
+        skipped = f"skipped: '{check}' did not pass"
+        assert (later.outcome, later.message) == (Outcome.SKIPPED, skipped)
+
+
+@pytest.fixture(params=["in_process", "sandboxed"])
+def any_sandbox(request):
+    """Both sandboxes: the in-process fake and the session's real one."""
+    if request.param == "in_process":
+        return InProcessSandbox()
+    return request.getfixturevalue("sandbox")
+
+
+# --- the whole validator, fixture by fixture ---------------------------------------------------
+
+
+def test_every_broken_fixture_has_an_expected_message_and_every_check_a_fixture():
+    on_disk = sorted(p.name for p in BROKEN.iterdir() if p.suffix in (".py", ".md"))
+    assert on_disk == sorted(EXPECTED)
+    assert all(name.startswith(f"{check}_") for name, (check, _) in EXPECTED.items())
+    assert {check for check, _ in EXPECTED.values()} == set(CHECK_NAMES)
+    assert {EXPECTED[name][0] for name in ON_THE_REAL_SANDBOX} == set(CHECK_NAMES)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_broken_fixture_fails_its_check_in_process(name):
+    check, message = EXPECTED[name]
+    verdict = verdict_of(BROKEN / name, InProcessSandbox())
+    assert_fails_at(verdict, check, message)
+    assert verdict.isolation == "none"
+
+
+@pytest.mark.parametrize("name", ON_THE_REAL_SANDBOX)
+def test_broken_fixture_fails_the_same_way_in_the_real_sandbox(name, sandbox):
+    check, message = EXPECTED[name]
+    verdict = verdict_of(BROKEN / name, sandbox)
+    assert_fails_at(verdict, check, message)
+    assert verdict.isolation == sandbox.isolation.value != "none"
+
+
+def test_load_failure_in_the_real_sandbox_also_names_the_line(sandbox):
+    verdict = verdict_of(BROKEN / "load_module_raises.py", sandbox)
+    assert_fails_at(verdict, "load", "loading failed: load() raised KeyError: 'low' "
+                                     "(line 6, in <module>: LOWEST = DIGITS[\"low\"])")
+
+
+@pytest.mark.parametrize("path", GOOD, ids=lambda p: p.stem)
+def test_good_fixture_is_valid(path, any_sandbox):
+    verdict = verdict_of(path, any_sandbox)
+    assert verdict.valid, verdict.reason
+    assert [(c.name, c.outcome, c.message) for c in verdict.checks] == \
+        [(name, Outcome.PASSED, "") for name in CHECK_NAMES]
+    assert verdict.reason == "valid" and verdict.failure is None
+    assert verdict.tolerances == ()
+    assert verdict.class_name is not None and verdict.class_name.endswith("Env")
+    assert verdict.hint and verdict.seconds > 0
+
+
+def test_good_fixture_in_a_designer_reply_is_valid():
+    code = GOOD[0].read_text()
+    reply = f"Here is the environment.\n\n```python\n{code}```\n\nIt should be fun."
+    verdict = validate(reply, InProcessSandbox(), is_reply=True)
+    assert verdict.valid, verdict.reason
+
+
+def test_textenv_subclass_may_write_its_own_reset_and_step():
+    source = (BROKEN / "static_textenv_missing_apply.py").read_text().replace(
+        "class CodeEnv(TextEnv):",
+        "class CodeEnv(TextEnv):\n"
+        "    def step(self, action):\n"
+        "        if action.strip() == str(self.code):\n"
+        "            return 'Correct.', 1.0, True, False, {}\n"
+        "        return 'Wrong.', 0.0, False, False, {}\n",
+    )
+    verdict = validate(source, InProcessSandbox())
+    assert verdict.valid, verdict.reason
+
+
+def test_validator_closes_the_environment_whatever_happens():
+    closed = []
+
+    class RecordingSandbox(InProcessSandbox):
+        def open(self, source):
+            env = super().open(source)
+            env.close = lambda: closed.append(env.class_name)
+            return env
+
+    verdict_of(GOOD[0], RecordingSandbox())
+    verdict_of(BROKEN / "solvable_wrong_solution.py", RecordingSandbox())
+    verdict_of(BROKEN / "static_eval.py", RecordingSandbox())
+    assert closed == ["ArithmeticEnv", "CodeEnv"]
+
+
+def test_checks_run_in_the_documented_order():
+    assert CHECK_NAMES == ["parse", "static", "load", "contract", "determinism", "solvable",
+                           "not_guessable", "no_hint_leak"]
+
+
+def test_config_needs_two_distinct_seeds():
+    with pytest.raises(ValueError) as raised:
+        ValidatorConfig(seeds=(4, 4))
+    assert str(raised.value) == \
+        "ValidatorConfig.seeds needs at least two distinct seeds, got (4, 4)"
+
+
+def test_seeds_come_from_the_config():
+    verdict = validate(source_of("no_hint_leak_secret.py")[0], InProcessSandbox(),
+                       ValidatorConfig(seeds=(7, 8)))
+    assert verdict.reason == ("no_hint_leak: seed 7: the hint gives away the answer ('431'); "
+                              "hint at the method instead")
+
+
+# --- each check alone, on a context built by hand ------------------------------------------------
+
+
+def loaded(name: str) -> CheckContext:
+    """A context as the load check leaves it, for a fixture module."""
+    path = BROKEN / name if (BROKEN / name).exists() else FIXTURES / "good" / name
+    code = path.read_text()
+    sandbox = InProcessSandbox()
+    return CheckContext(code, sandbox, code=code, env=sandbox.open(code))
+
+
+ALONE: list[tuple[Callable[[CheckContext], None], str]] = [
+    (check_contract, "contract_terminated_not_bool.py"),
+    (check_determinism, "determinism_same_every_seed.py"),
+    (check_solvable, "solvable_wrong_solution.py"),
+    (check_not_guessable, "not_guessable_yes_wins.py"),
+    (check_no_hint_leak, "no_hint_leak_secret.py"),
+]
+
+
+def test_parse_alone():
+    reply, _ = source_of("parse_two_blocks.md")
+    ctx = CheckContext("```py\nclass AEnv: pass\n```\n", InProcessSandbox(), is_reply=True)
+    check_parse(ctx)
+    assert ctx.code == "class AEnv: pass\n"
+    module = CheckContext("x = 1\n", InProcessSandbox())
+    check_parse(module)
+    assert module.code == "x = 1\n"
+    with pytest.raises(CheckFailed) as raised:
+        check_parse(CheckContext(reply, InProcessSandbox(), is_reply=True))
+    assert str(raised.value) == EXPECTED["parse_two_blocks.md"][1]
+
+
+def test_static_alone():
+    good = GOOD[0].read_text()
+    ctx = CheckContext(good, InProcessSandbox(), code=good)
+    check_static(ctx)
+    assert ctx.tree is not None and ctx.class_name == "ArithmeticEnv"
+    for name in ("static_missing_method.py", "static_forbidden_import.py", "static_open.py"):
+        code = (BROKEN / name).read_text()
+        with pytest.raises(CheckFailed) as raised:
+            check_static(CheckContext(code, InProcessSandbox(), code=code))
+        assert str(raised.value) == EXPECTED[name][1]
+
+
+def test_load_alone():
+    good = GOOD[0].read_text()
+    ctx = CheckContext(good, InProcessSandbox(), code=good)
+    check_load(ctx)
+    assert ctx.env is not None and ctx.class_name == "ArithmeticEnv"
+    code = (BROKEN / "load_constructor_args.py").read_text()
+    with pytest.raises(CheckFailed) as raised:
+        check_load(CheckContext(code, InProcessSandbox(), code=code))
+    assert str(raised.value) == EXPECTED["load_constructor_args.py"][1]
+
+
+def test_checks_after_load_need_a_loaded_environment():
+    with pytest.raises(CheckFailed) as raised:
+        check_contract(CheckContext("", InProcessSandbox(), code=""))
+    assert str(raised.value) == "the environment is not loaded; run the load check first"
+
+
+@pytest.mark.parametrize(("check", "name"), ALONE, ids=[c.__name__ for c, _ in ALONE])
+def test_check_alone_fails_with_its_message(check, name):
+    with pytest.raises(CheckFailed) as raised:
+        check(loaded(name))
+    assert str(raised.value) == EXPECTED[name][1]
+
+
+@pytest.mark.parametrize(("check", "name"), ALONE, ids=[c.__name__ for c, _ in ALONE])
+def test_check_alone_passes_a_good_environment(check, name):
+    check(loaded("puzzle_swap_sort.py"))
+
+
+def test_contract_alone_caches_the_first_episode():
+    ctx = loaded("plain_arithmetic.py")
+    check_contract(ctx)
+    episode = ctx.episodes[0]
+    assert episode.observation == "Compute 9 * 6 + 26 and reply with the number."
+    assert (episode.solution, episode.hint) == (["80"], "Multiply first: 9 * 6 = 54, then add.")
+
+
+# --- the verdict record and reading sources -----------------------------------------------------
+
+
+@pytest.mark.parametrize("path", [GOOD[0], BROKEN / "solvable_wrong_solution.py"],
+                         ids=["valid", "invalid"])
+def test_verdict_json_round_trip(path):
+    verdict = verdict_of(path, InProcessSandbox())
+    data = json.loads(verdict.dumps())
+    again = Verdict.from_json(data)
+    assert again.to_json() == verdict.to_json() == data
+    assert (again.valid, again.reason, again.class_name, again.hint, again.isolation) == \
+        (verdict.valid, verdict.reason, verdict.class_name, verdict.hint, verdict.isolation)
+    assert [(c.name, c.outcome, c.message) for c in again.checks] == \
+        [(c.name, c.outcome, c.message) for c in verdict.checks]
+
+
+def test_read_source_tells_modules_from_replies(tmp_path):
+    module, reply = tmp_path / "env.py", tmp_path / "reply.md"
+    module.write_text("x = 1\n")
+    reply.write_text("```python\nx = 1\n```\n")
+    assert read_source(module) == ("x = 1\n", False)
+    assert read_source(reply) == ("```python\nx = 1\n```\n", True)
+
+
+@pytest.mark.parametrize("kind", ["missing", "directory", "binary"])
+def test_read_source_errors(tmp_path, kind):
+    path = tmp_path / "env.py"
+    if kind == "directory":
+        path.mkdir()
+    elif kind == "binary":
+        path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\xff\xfe")
+    expected = {
+        "missing": f"{path}: no such file",
+        "directory": f"{path}: not a file",
+        "binary": f"{path}: not a UTF-8 text file; give a Python module or a reply",
+    }[kind]
+    with pytest.raises(UsageError) as raised:
+        read_source(path)
+    assert str(raised.value) == expected
