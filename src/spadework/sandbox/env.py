@@ -8,6 +8,7 @@ from spadework.errors import EnvRaised
 from spadework.sandbox.config import Isolation, SandboxConfig
 from spadework.sandbox.loader import EnvAdapter, LoadError, load
 from spadework.sandbox.process import WorkerProcess
+from spadework.sandbox.worker import describe_exception
 
 
 class EnvHandle(Protocol):
@@ -108,25 +109,25 @@ class InProcessEnv:
         except LoadError as exc:
             raise EnvRaised(str(exc)) from None
         except Exception as exc:  # noqa: BLE001 - the module body raised
-            raise EnvRaised(f"load() raised {type(exc).__name__}: {exc}") from None
+            raise raised("load", describe_exception(exc)) from None
         self.class_name = self.adapter.class_name
         self.max_turns = self.adapter.max_turns
         self.tolerances = self.adapter.tolerances
 
     def _call(self, what: str, *args: Any) -> Any:
         try:
-            return getattr(self.adapter, what)(*args)
+            return _plain(getattr(self.adapter, what)(*args))
         except Exception as exc:  # noqa: BLE001
-            raise EnvRaised(f"{what}() raised {type(exc).__name__}: {exc}") from None
+            raise raised(what, describe_exception(exc)) from None
 
     def reset(self, seed: int | None = None) -> Any:
-        return _plain(self._call("reset", seed))
+        return self._call("reset", seed)
 
     def step(self, action: str) -> Any:
-        return _plain(self._call("step", action))
+        return self._call("step", action)
 
     def solution(self) -> Any:
-        return _plain(self._call("solution"))
+        return self._call("solution")
 
     def hint(self) -> Any:
         return self._call("hint")
