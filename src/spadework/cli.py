@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -13,8 +14,12 @@ from rich.table import Table
 
 from spadework import __version__
 from spadework.archive import Archive, EnvRecord, export_jsonl, export_parquet
+from spadework.config import load_config
 from spadework.envs.contract import episode_score, is_solved
 from spadework.errors import CheckFailed, EnvError, ParseError, SpadeworkError, UsageError
+from spadework.policy.settings import PolicyKind
+from spadework.progress import RichReporter
+from spadework.run import resumed_config, run
 from spadework.sandbox import Sandbox
 from spadework.validate import Verdict, read_source, validate
 from spadework.validate.parse import extract_code
@@ -56,6 +61,19 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("file", type=Path, metavar="FILE")
     play.add_argument("--seed", type=int, default=0)
     play.set_defaults(run=cmd_play)
+
+    selfplay = commands.add_parser("run", help="run self-play (designer and agent) in a run directory")
+    selfplay.add_argument("--config", type=Path, help="a TOML config (default: built-in defaults)")
+    selfplay.add_argument("--resume", type=Path, metavar="RUN_DIR", help="continue this run")
+    selfplay.add_argument("--run-dir", type=Path, help="default: runs/run-<date>-<time>")
+    selfplay.add_argument("--iterations", type=int)
+    selfplay.add_argument("--designs", type=int, help="environments per iteration")
+    selfplay.add_argument("--plays", type=int, help="paired seeds per valid environment")
+    selfplay.add_argument("--policy", choices=[k.value for k in PolicyKind])
+    selfplay.add_argument("--model", help="preset name or GGUF path; a model name with --policy openai")
+    selfplay.add_argument("--corpus", help="'default', a .jsonl/.parquet file or a folder")
+    selfplay.add_argument("--seed", type=int)
+    selfplay.set_defaults(run=cmd_run)
 
     archive = commands.add_parser("archive", help="list, show or export a run's archive")
     verbs = archive.add_subparsers(dest="verb", required=True)
@@ -190,6 +208,40 @@ def play_loop(env, seed: int) -> int:
     out.print(f"\nscore {score:g} after {len(rewards)} turns"
               + (" - solved!" if is_solved(score) else ""))
     return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    overrides = {"run.iterations": args.iterations, "run.designs": args.designs,
+                 "run.plays": args.plays, "run.seed": args.seed, "policy.kind": args.policy,
+                 "policy.model": args.model, "corpus.path": args.corpus}
+    if args.resume is not None:
+        run_dir = args.resume
+        config = resumed_config(run_dir, overrides)
+    else:
+        run_dir = args.run_dir or Path("runs") / time.strftime("run-%Y%m%d-%H%M%S")
+        config = load_config(args.config, overrides)
+    try:
+        with RichReporter() as reporter:
+            summary = run(config, run_dir, resume=args.resume is not None, reporter=reporter)
+    except KeyboardInterrupt:
+        fail(f"interrupted; nothing committed is lost. Continue with: spadework run --resume {run_dir}")
+        return 130
+    print_summary(summary)
+    return 0
+
+
+def print_summary(summary) -> None:
+    with Archive.open(summary.run_dir, create=False) as archive:
+        valid = [r for r in archive.records(valid=True) if r.metrics.get("final")]
+    best = sorted(valid, key=lambda r: -r.metrics.get("regret", 0.0))[:5]
+    out.print(f"\nrun directory: [bold]{summary.run_dir}[/]")
+    out.print(f"{summary.iterations} iterations; {summary.environments} environments archived "
+              f"(every attempt), {summary.valid} valid")
+    for record in best:
+        out.print(f"  #{record.id} {record.class_name}: regret {record.metrics.get('regret', 0):.2f}, "
+                  f"solved {record.metrics.get('solve_rate_nohint', 0):.0%} without the hint, "
+                  f"{record.metrics.get('solve_rate_hint', 0):.0%} with it", markup=False)
+    out.print(f"see: spadework archive ls {summary.run_dir}; metrics in {summary.run_dir}/metrics.jsonl")
 
 
 def cmd_archive_ls(args: argparse.Namespace) -> int:

@@ -63,3 +63,27 @@ class ArchiveError(SpadeworkError):
 
 class CheckFailed(SpadeworkError):
     """A validation check found a problem; the message says what is wrong and what to change."""
+
+
+class PolicyError(SpadeworkError):
+    """An inference backend failed: a missing model, a wrong URL or model name, a server error."""
+
+
+class ConfigError(SpadeworkError):
+    """A run's configuration is invalid; the message names the field."""
+
+
+class CorpusError(SpadeworkError):
+    """A corpus cannot be read at all (missing path, unknown format). Bad lines are only counted."""
+
+
+class EnvContractError(EnvError):
+    """The environment returned a value of the wrong shape or type (e.g. a step that is not
+    ``(observation, reward, terminated, truncated, info)``, or a reward that is not a number)."""
+
+    reason = "contract"
+
+
+class ContextOverflow(PolicyError):
+    """A conversation does not fit the model's context window. Only that conversation is at
+    fault: callers may treat it as data (end the episode) instead of stopping."""

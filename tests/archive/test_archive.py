@@ -23,6 +23,7 @@ from spadework.archive import (
     export_parquet,
     normalise_source,
 )
+from spadework.archive.store import SCHEMA_VERSION
 from spadework.errors import ArchiveError
 from spadework.validate.verdict import CheckResult, Outcome, Verdict
 
@@ -216,7 +217,7 @@ def test_schema_and_pragmas(tmp_path: Path) -> None:
     Archive.open(tmp_path).close()
     conn = sqlite3.connect(tmp_path / ARCHIVE_FILE)
     try:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == 1
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         columns = [row[1] for row in conn.execute("PRAGMA table_info(environments)")]
     finally:
@@ -306,7 +307,7 @@ def test_run_dir_that_is_a_file(tmp_path: Path) -> None:
 def test_newer_schema_asks_for_upgrade(tmp_path: Path) -> None:
     Archive.open(tmp_path).close()
     conn = sqlite3.connect(tmp_path / ARCHIVE_FILE)
-    conn.execute("PRAGMA user_version = 2")
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     conn.close()
     with pytest.raises(ArchiveError, match="upgrade spadework"):
         Archive.open(tmp_path)
@@ -375,3 +376,28 @@ def test_export_parquet_reads_back(tmp_path: Path) -> None:
     assert json.loads(first["metrics_json"]) == {"regret": 1.0}
     assert Verdict.from_json(json.loads(first["verdict_json"])) == added[0].verdict
     assert table.column("valid").to_pylist().count(True) == 2
+
+
+def test_commit_iteration_is_all_or_nothing(tmp_path: Path) -> None:
+    first = EnvRecord.new(SOURCE, valid_verdict(), "run:iter0:design0")
+    with Archive.open(tmp_path) as archive:
+        assert archive.last_iteration() is None
+        stored = archive.commit_iteration(0, [first, first], {"design/valid_rate": 1.0}, {"draws": 2})
+        assert [r.id for r in stored] == [1, 2]
+        with pytest.raises(ArchiveError):  # the same iteration twice: nothing of it is stored
+            archive.commit_iteration(0, [first], {}, {})
+        assert len(archive) == 2
+        assert archive.iterations() == [(0, {"design/valid_rate": 1.0})]
+        assert archive.last_iteration() == (0, {"draws": 2})
+
+
+def test_version_1_archive_is_upgraded(tmp_path: Path) -> None:
+    Archive.open(tmp_path).close()
+    conn = sqlite3.connect(tmp_path / ARCHIVE_FILE)
+    conn.execute("DROP TABLE iterations")
+    conn.execute("PRAGMA user_version = 1")
+    conn.commit()
+    conn.close()
+    with Archive.open(tmp_path) as archive:
+        archive.commit_iteration(0, [], {}, {"ok": True})
+        assert archive.last_iteration() == (0, {"ok": True})

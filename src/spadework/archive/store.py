@@ -17,12 +17,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Self
 
-from spadework.archive.records import EnvRecord
+from spadework.archive.records import EnvRecord, utc_now
 from spadework.errors import ArchiveError
 from spadework.validate.verdict import Verdict
 
 ARCHIVE_FILE = "archive.sqlite"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 _PAGE_ROWS = 500
 
 _SCHEMA = (
@@ -44,6 +44,15 @@ _SCHEMA = (
     """,
     "CREATE INDEX IF NOT EXISTS environments_content_hash ON environments (content_hash)",
     "CREATE INDEX IF NOT EXISTS environments_valid ON environments (valid)",
+    # version 2: one row per committed self-play iteration, written with its environments
+    """
+    CREATE TABLE IF NOT EXISTS iterations (
+        iteration INTEGER PRIMARY KEY,
+        finished_at TEXT NOT NULL,
+        metrics_json TEXT NOT NULL,
+        state_json TEXT NOT NULL
+    )
+    """,
 )
 
 _COLUMNS = "id, created_at, origin, content_hash, source, verdict_json, metrics_json"
@@ -184,28 +193,38 @@ class Archive:
         Returns:
             The same record with the ``id`` the archive assigned.
         """
-        values = (
-            record.created_at,
-            record.origin,
-            record.content_hash,
-            int(record.valid),
-            record.class_name,
-            record.hint,
-            record.reason,
-            record.source,
-            _dumps(record.verdict.to_json(), "the verdict"),
-            _dumps(list(record.tolerances), "the tolerances"),
-            _dumps(record.metrics, "the metrics"),
-        )
         with self._write() as conn:
-            cursor = conn.execute(
-                "INSERT INTO environments (created_at, origin, content_hash, valid, class_name,"
-                " hint, reason, source, verdict_json, tolerances_json, metrics_json)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                values,
+            return _insert(conn, record)
+
+    def commit_iteration(
+        self, iteration: int, records: list[EnvRecord], metrics: dict[str, Any], state: dict[str, Any]
+    ) -> list[EnvRecord]:
+        """Store one self-play iteration whole: its environments, metrics and loop state.
+
+        One transaction: after a crash either all of it is there or none of it.
+        """
+        with self._write() as conn:
+            stored = [_insert(conn, record) for record in records]
+            conn.execute(
+                "INSERT INTO iterations (iteration, finished_at, metrics_json, state_json)"
+                " VALUES (?, ?, ?, ?)",
+                (iteration, utc_now(), _dumps(metrics, "the metrics"), _dumps(state, "the state")),
             )
-            rid = cursor.lastrowid
-        return replace(record, id=rid)
+        return stored
+
+    def iterations(self) -> list[tuple[int, dict[str, Any]]]:
+        """Every committed iteration with its metrics, in order."""
+        with self._read() as conn:
+            rows = conn.execute("SELECT iteration, metrics_json FROM iterations ORDER BY iteration")
+            return [(row[0], json.loads(row[1])) for row in rows.fetchall()]
+
+    def last_iteration(self) -> tuple[int, dict[str, Any]] | None:
+        """The last committed iteration and the loop state saved with it, or None."""
+        with self._read() as conn:
+            row = conn.execute(
+                "SELECT iteration, state_json FROM iterations ORDER BY iteration DESC LIMIT 1"
+            ).fetchone()
+        return None if row is None else (row[0], json.loads(row[1]))
 
     def get(self, id: int) -> EnvRecord:
         """Return the record with ``id``.
@@ -300,6 +319,29 @@ class Archive:
                 (_dumps(merged, "the metrics"), id),
             )
         return self.get(id)
+
+
+def _insert(conn: sqlite3.Connection, record: EnvRecord) -> EnvRecord:
+    values = (
+        record.created_at,
+        record.origin,
+        record.content_hash,
+        int(record.valid),
+        record.class_name,
+        record.hint,
+        record.reason,
+        record.source,
+        _dumps(record.verdict.to_json(), "the verdict"),
+        _dumps(list(record.tolerances), "the tolerances"),
+        _dumps(record.metrics, "the metrics"),
+    )
+    cursor = conn.execute(
+        "INSERT INTO environments (created_at, origin, content_hash, valid, class_name,"
+        " hint, reason, source, verdict_json, tolerances_json, metrics_json)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        values,
+    )
+    return replace(record, id=cursor.lastrowid)
 
 
 def _not_a_database(exc: sqlite3.Error) -> bool:

@@ -1,0 +1,180 @@
+"""The run configuration: one TOML file, validated at start, with CLI overrides.
+
+Every field is documented here; an invalid file fails at start with a message that
+names the field. The resolved configuration is written into the run directory.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from spadework.errors import ConfigError
+from spadework.policy.settings import PolicyKind
+
+CONFIG_FILE = "config.toml"
+
+
+class Section(BaseModel):
+    """A config section: unknown fields are errors (a typo must not be silently ignored)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class SamplingConfig(Section):
+    temperature: float = Field(0.7, ge=0.0, le=2.0, description="0 is greedy")
+    top_p: float = Field(0.95, gt=0.0, le=1.0, description="nucleus sampling mass")
+    max_tokens: int = Field(512, ge=1, le=32768, description="most new tokens per reply")
+
+
+class RunSection(Section):
+    iterations: int = Field(2, ge=1, description="self-play iterations")
+    designs: int = Field(4, ge=1, description="environments the designer writes per iteration")
+    plays: int = Field(2, ge=1, description="paired seeds per valid environment (both arms play each)")
+    seed: int = Field(0, description="seeds the corpus sampler, play seeds and sampling")
+
+
+class PolicySection(Section):
+    kind: PolicyKind = Field(PolicyKind.EMBEDDED, description="embedded, openai or scripted")
+    model: str = Field("qwen2.5-coder-1.5b",
+                       description="preset name or GGUF path (embedded); model name (openai)")
+    base_url: str = Field("http://127.0.0.1:8000/v1", description="OpenAI-compatible server")
+    api_key_env: str = Field("OPENAI_API_KEY", description="variable holding the API key")
+    n_ctx: int = Field(4096, ge=512, description="context window of the embedded model")
+    concurrency: int = Field(8, ge=1, description="requests in flight (openai)")
+    timeout_s: float = Field(300.0, gt=0, description="per request (openai)")
+
+
+class CorpusSection(Section):
+    path: str = Field("default", description="'default', a .jsonl/.parquet file or a folder")
+    max_doc_tokens: int = Field(350, ge=16, description="documents are cut to this budget")
+
+
+class DesignerSection(Section):
+    max_attempts: int = Field(3, ge=1, le=10, description="first attempt plus repair turns")
+    memory: bool = Field(True, description="show the archive digest (off: the no-memory ablation)")
+    corpus: bool = Field(True, description="ground on documents (off: the no-corpus ablation)")
+    hint_writer: bool = Field(False, description="ask for the hint in a separate call")
+    novelty_threshold: float = Field(0.85, gt=0.0, le=1.0, description="MinHash similarity of a twin")
+    invalid_penalty: float = Field(0.0, ge=0.0, description="an invalid design's reward is minus this")
+    sampling: SamplingConfig = SamplingConfig(temperature=0.7, max_tokens=1024)
+
+
+class AgentSection(Section):
+    max_turns: int = Field(6, ge=1, le=100, description="turn cap (also capped by the env)")
+    context_tokens: int = Field(3072, ge=256, description="transcript budget per episode")
+    concurrency: int = Field(8, ge=1, description="environment steps in flight")
+    sampling: SamplingConfig = SamplingConfig(temperature=0.7, max_tokens=160)
+
+
+class SandboxSection(Section):
+    call_timeout_s: float = Field(5.0, gt=0, description="wall-clock limit of one environment call")
+    load_timeout_s: float = Field(10.0, gt=0, description="wall-clock limit of loading a module")
+    pool_size: int = Field(4, ge=0, description="sandbox workers started ahead of time")
+
+
+class RewardsSection(Section):
+    group_by_domain: bool = Field(False, description="centre designer rewards within each domain")
+
+
+class RunConfig(Section):
+    """The whole configuration of ``spadework run``."""
+
+    run: RunSection = RunSection()
+    policy: PolicySection = PolicySection()
+    corpus: CorpusSection = CorpusSection()
+    designer: DesignerSection = DesignerSection()
+    agent: AgentSection = AgentSection()
+    sandbox: SandboxSection = SandboxSection()
+    rewards: RewardsSection = RewardsSection()
+
+    @model_validator(mode="after")
+    def _consistent(self) -> RunConfig:
+        if self.agent.context_tokens > self.policy.n_ctx and self.policy.kind is PolicyKind.EMBEDDED:
+            raise ValueError(f"agent.context_tokens ({self.agent.context_tokens}) exceeds "
+                             f"policy.n_ctx ({self.policy.n_ctx})")
+        return self
+
+    def to_toml(self) -> str:
+        """The resolved configuration as TOML (every field, defaults included)."""
+        return dump_toml(self.model_dump(mode="json"))
+
+
+def _problem(error: dict[str, Any]) -> str:
+    field = ".".join(str(p) for p in error["loc"]) or "(top level)"
+    return f"config field '{field}': {error['msg']}"
+
+
+def build_config(data: dict[str, Any], origin: str = "config") -> RunConfig:
+    """Validate a config mapping. Raises ConfigError naming the first bad field."""
+    try:
+        return RunConfig.model_validate(data)
+    except ValidationError as exc:
+        problems = [_problem(e) for e in exc.errors()]
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise ConfigError(f"{origin}: {problems[0]}{more}") from None
+
+
+def load_config(path: Path | None, overrides: dict[str, Any] | None = None) -> RunConfig:
+    """Read a TOML file (or the defaults when ``path`` is None) and apply dotted overrides.
+
+    >>> load_config(None, {"run.designs": 3}).run.designs
+    3
+    """
+    data: dict[str, Any] = {}
+    if path is not None:
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ConfigError(f"{path}: no such config file") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{path}: cannot read it ({exc})") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+    for dotted, value in (overrides or {}).items():
+        if value is None:
+            continue
+        *sections, key = dotted.split(".")
+        target = data
+        for section in sections:
+            target = target.setdefault(section, {})
+        target[key] = value
+    return build_config(data, str(path) if path else "config")
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+        return f'"{escaped}"'
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    raise TypeError(f"cannot write {type(value).__name__} to TOML")
+
+
+def dump_toml(data: dict[str, Any], prefix: str = "") -> str:
+    """A nested mapping of scalars as TOML tables.
+
+    >>> print(dump_toml({"run": {"seed": 1, "name": "a"}, "x": {"y": {"z": True}}}), end="")
+    [run]
+    seed = 1
+    name = "a"
+    <BLANKLINE>
+    [x.y]
+    z = true
+    <BLANKLINE>
+    """
+    scalars = {k: v for k, v in data.items() if not isinstance(v, dict)}
+    lines = [f"[{prefix}]"] if prefix and scalars else []
+    lines += [f"{key} = {_toml_value(value)}" for key, value in scalars.items()]
+    text = "\n".join(lines) + ("\n\n" if lines else "")
+    for key, value in data.items():
+        if isinstance(value, dict):
+            text += dump_toml(value, f"{prefix}.{key}" if prefix else key)
+    return text

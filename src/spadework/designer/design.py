@@ -1,0 +1,268 @@
+"""Designing environments in batches: prompt, generate, validate, repair what failed.
+
+Each round sends every design still in need of an answer to the policy in one
+``generate`` call: the first round all of them, later rounds the ones whose last reply
+failed validation, each with a repair prompt built from its verdict. Every attempt is kept.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from spadework.designer.memory import MemoryDigest
+from spadework.designer.novelty import NoveltyIndex
+from spadework.designer.prompts import clean_hint, render_design, render_hint_request, render_repair
+from spadework.errors import ParseError, PolicyError
+from spadework.policy.base import Completion, Conversation, Message, Policy, Sampling
+from spadework.validate.checks import CHECKS, Check, ValidatorConfig
+from spadework.validate.parse import extract_code
+from spadework.validate.validator import validate
+from spadework.validate.verdict import Verdict
+
+HINT_MAX_TOKENS = 160
+"""The most new tokens of a hint-writing call."""
+
+
+@dataclass(frozen=True)
+class DesignAttempt:
+    """One reply of the designer and what the validator found.
+
+    Attributes:
+        attempt: 1 for the first reply, 2 for the first repair, and so on.
+        conversation: the messages the reply answers.
+        reply: the designer's reply, as generated.
+        code: the reply's Python code block, or ``None`` when it has none to take.
+        verdict: the validator's verdict on the reply.
+        completion_tokens: tokens the reply took.
+    """
+
+    attempt: int
+    conversation: tuple[Message, ...]
+    reply: str
+    code: str | None
+    verdict: Verdict
+    completion_tokens: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "attempt": self.attempt,
+            "conversation": [m.to_json() for m in self.conversation],
+            "reply": self.reply,
+            "code": self.code,
+            "verdict": self.verdict.to_json(),
+            "completion_tokens": self.completion_tokens,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> DesignAttempt:
+        return cls(
+            attempt=int(data["attempt"]),
+            conversation=tuple(Message.from_json(m) for m in data["conversation"]),
+            reply=data["reply"],
+            code=data.get("code"),
+            verdict=Verdict.from_json(data["verdict"]),
+            completion_tokens=int(data.get("completion_tokens", 0)),
+        )
+
+
+@dataclass(frozen=True)
+class Design:
+    """One environment design: the document it grounds on and every attempt at it.
+
+    Attributes:
+        design_id: the caller's id of this design (e.g. ``iter3:design5``).
+        document_id: the corpus document the design reads.
+        domain: the document's domain, when the corpus says.
+        attempts: every attempt, in order; at least one.
+        written_hint: the hint of the optional hint-writing call, when it was made.
+    """
+
+    design_id: str
+    document_id: str
+    domain: str | None
+    attempts: tuple[DesignAttempt, ...]
+    written_hint: str | None = None
+
+    @property
+    def final(self) -> DesignAttempt:
+        """The last attempt."""
+        return self.attempts[-1]
+
+    @property
+    def valid(self) -> bool:
+        return self.final.verdict.valid
+
+    @property
+    def repaired(self) -> bool:
+        """Valid, after more than one attempt."""
+        return self.valid and len(self.attempts) > 1
+
+    @property
+    def completion_tokens(self) -> int:
+        """Tokens of every attempt together."""
+        return sum(a.completion_tokens for a in self.attempts)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "design_id": self.design_id,
+            "document_id": self.document_id,
+            "domain": self.domain,
+            "valid": self.valid,
+            "attempts": [a.to_json() for a in self.attempts],
+            "written_hint": self.written_hint,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Design:
+        return cls(
+            design_id=data["design_id"],
+            document_id=data["document_id"],
+            domain=data.get("domain"),
+            attempts=tuple(DesignAttempt.from_json(a) for a in data["attempts"]),
+            written_hint=data.get("written_hint"),
+        )
+
+
+def reply_code(reply: str) -> str | None:
+    """The reply's one Python code block, or ``None``.
+
+    >>> reply_code("```python\\nx = 1\\n```"), reply_code("no code")
+    ('x = 1\\n', None)
+    """
+    try:
+        return extract_code(reply)
+    except ParseError:
+        return None
+
+
+def generate_all(
+    policy: Policy, conversations: Sequence[Conversation], sampling: Sampling
+) -> list[Completion]:
+    """One ``generate`` call; a backend that answers with the wrong count is a ``PolicyError``."""
+    completions = list(policy.generate(list(conversations), sampling))
+    if len(completions) != len(conversations):
+        raise PolicyError(f"policy {getattr(policy, 'name', '?')!r} returned {len(completions)} "
+                          f"completions for {len(conversations)} conversations; it must return one each")
+    return completions
+
+
+def _map(function: Callable[[Any], Any], items: Sequence[Any], workers: int) -> list[Any]:
+    if workers <= 1 or len(items) <= 1:
+        return [function(item) for item in items]
+    with ThreadPoolExecutor(max_workers=min(workers, len(items))) as pool:
+        return list(pool.map(function, items))
+
+
+def design_batch(
+    policy: Policy,
+    sandbox: Any,
+    documents: Sequence[tuple[str, str, str | None]],
+    digest: MemoryDigest,
+    *,
+    sampling: Sampling,
+    design_ids: Sequence[str],
+    max_attempts: int = 3,
+    checks: Sequence[Check] = CHECKS,
+    config: ValidatorConfig | None = None,
+    example: str | None = None,
+    hint_call: bool = False,
+    workers: int = 1,
+    novelty: NoveltyIndex | None = None,
+) -> list[Design]:
+    """Design one environment per document, repairing failed ones, in batched rounds.
+
+    Round 1 sends all first prompts in one ``generate`` call; each later round sends, in
+    one call, a repair prompt for every design whose last reply failed (the first prompt,
+    the failed reply and what to fix), until all are valid or ``max_attempts`` is reached.
+
+    Args:
+        policy: the shared model, in its designer role.
+        sandbox: where replies are validated (``Sandbox``, or ``InProcessSandbox`` in tests).
+        documents: ``(document_id, text, domain)``; the text already cut to the prompt budget.
+        digest: the memory digest shown in every first prompt.
+        sampling: the designer's sampling settings.
+        design_ids: one id per document.
+        max_attempts: the most replies per design (1: no repair).
+        checks: the validator's checks (e.g. ``checks_with_novelty(index)``).
+        config: the validator's settings; its default when ``None``.
+        example: the example environment's source; the bundled default when ``None``.
+        hint_call: after the rounds, ask for a written hint of every valid design (one call).
+        workers: replies validated at once (threads; useful with the process sandbox).
+        novelty: the index behind a "novel" check in ``checks``; each valid design is added to
+            it at once, so a later design of the same batch cannot be its twin.
+
+    Returns:
+        One ``Design`` per document, in order.
+
+    Raises:
+        ValueError: ``design_ids`` does not match ``documents``, or ``max_attempts < 1``.
+        PolicyError: the backend failed or answered with the wrong number of completions.
+    """
+    if len(design_ids) != len(documents):
+        raise ValueError(f"design_batch got {len(design_ids)} design_ids for {len(documents)} "
+                         "documents; pass one id per document")
+    if max_attempts < 1:
+        raise ValueError(f"design_batch max_attempts must be at least 1, got {max_attempts}")
+    firsts = [tuple(render_design(text, digest, example)) for _, text, _ in documents]
+
+    def judge(item: tuple[int, Completion]) -> Verdict:
+        index, completion = item
+        verdict = validate(completion.text, sandbox, config, is_reply=True, checks=checks)
+        if verdict.valid and novelty is not None:  # later designs of this batch must differ too
+            novelty.add(design_ids[index], reply_code(completion.text) or "", verdict.class_name)
+        return verdict
+
+    attempts = run_rounds(policy, firsts, sampling, max_attempts,
+                          lambda order, cs: _map(judge, list(zip(order, cs, strict=True)), workers))
+    designs = [Design(design_id, doc_id, domain, tuple(tries))
+               for design_id, (doc_id, _, domain), tries in zip(design_ids, documents, attempts, strict=True)]
+    return write_hints(policy, designs, sampling) if hint_call else designs
+
+
+def run_rounds(
+    policy: Policy,
+    firsts: Sequence[tuple[Message, ...]],
+    sampling: Sampling,
+    max_attempts: int,
+    judge: Callable[[list[int], list[Completion]], list[Verdict]],
+) -> list[list[DesignAttempt]]:
+    """Every design's attempts: one ``generate`` call per round for the designs still failing.
+
+    Args:
+        policy: the designer.
+        firsts: each design's first prompt.
+        sampling: the designer's sampling settings.
+        max_attempts: the most replies per design.
+        judge: the verdicts of a round's completions (given with their design indices), in order.
+    """
+    attempts: list[list[DesignAttempt]] = [[] for _ in firsts]
+    pending = dict(enumerate(firsts))
+    for number in range(1, max_attempts + 1):
+        if not pending:
+            break
+        order = list(pending)
+        completions = generate_all(policy, [pending[i] for i in order], sampling)
+        for i, completion, verdict in zip(order, completions, judge(order, completions), strict=True):
+            attempts[i].append(DesignAttempt(number, pending[i], completion.text,
+                                             reply_code(completion.text), verdict,
+                                             completion.completion_tokens))
+        pending = {i: tuple(render_repair(firsts[i], attempts[i][-1].reply, attempts[i][-1].verdict))
+                   for i in order if not attempts[i][-1].verdict.valid}
+    return attempts
+
+
+def write_hints(policy: Policy, designs: Sequence[Design], sampling: Sampling) -> list[Design]:
+    """Ask, in one ``generate`` call, for a written hint of every valid design; store each."""
+    chosen = [i for i, d in enumerate(designs) if d.valid and d.final.code is not None]
+    out = list(designs)
+    if not chosen:
+        return out
+    short = dataclasses.replace(sampling, max_tokens=min(sampling.max_tokens, HINT_MAX_TOKENS))
+    requests = [render_hint_request(designs[i].final.code or "") for i in chosen]
+    for i, completion in zip(chosen, generate_all(policy, requests, short), strict=True):
+        out[i] = dataclasses.replace(out[i], written_hint=clean_hint(completion.text))
+    return out

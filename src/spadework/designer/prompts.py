@@ -1,0 +1,137 @@
+"""Rendering the designer's prompts from the packaged templates (``designer/prompts/*.txt``).
+
+Templates use ``string.Template`` placeholders (``$name``) and are read once, then cached.
+Everything here is a pure function of its arguments and those files.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import cache
+from importlib import resources
+from string import Template
+
+from spadework.designer.memory import MemoryDigest
+from spadework.envs.examples import example_paths
+from spadework.policy.base import Conversation, Message, Role
+from spadework.validate.parse import code_blocks
+from spadework.validate.verdict import Verdict
+
+DEFAULT_EXAMPLE = "number_guess"
+"""The bundled example shown in the design prompt unless the caller gives another."""
+
+REPAIR_MESSAGE_CHARS = 600
+"""The most characters of a check's message quoted in a repair prompt."""
+
+HINT_SENTENCES = 3
+"""The most sentences kept of a written hint."""
+
+
+@cache
+def template(name: str) -> Template:
+    """The packaged template ``prompts/<name>.txt``."""
+    text = resources.files("spadework.designer").joinpath("prompts", f"{name}.txt").read_text("utf-8")
+    return Template(text.strip())
+
+
+@cache
+def advice() -> dict[str, str]:
+    """What to fix, by check name (``*``: any other check), from ``prompts/advice.txt``."""
+    table = {}
+    for line in template("advice").template.splitlines():
+        name, _, text = line.partition(":")
+        if text.strip():
+            table[name.strip()] = text.strip()
+    return table
+
+
+@cache
+def default_example() -> str:
+    """The source of the bundled example environment used in design prompts."""
+    path = next(p for p in example_paths() if p.stem == DEFAULT_EXAMPLE)
+    return path.read_text("utf-8")
+
+
+def system_message() -> Message:
+    """The designer's system message."""
+    return Message(Role.SYSTEM, template("system").template)
+
+
+def render_design(document: str, digest: MemoryDigest, example: str | None = None) -> list[Message]:
+    """The first prompt of a design: system message, then the request.
+
+    Args:
+        document: the grounding document, already cut to the prompt's budget.
+        digest: what the designer is told about its past environments.
+        example: the source of one complete example environment; ``None`` for the bundled
+            default (``number_guess``).
+
+    Returns:
+        ``[system, user]``.
+    """
+    code = (default_example() if example is None else example).strip()
+    user = template("design").substitute(document=document.strip(), example=code,
+                                         memory=digest.render())
+    return [system_message(), Message(Role.USER, user)]
+
+
+def repair_text(verdict: Verdict) -> str:
+    """The user's repair message for a verdict that failed: the check, its message, the fix.
+
+    Raises:
+        ValueError: the verdict has no failed check.
+    """
+    failed = verdict.failure
+    if failed is None:
+        raise ValueError("the verdict has no failed check; repair only designs that failed")
+    table = advice()
+    message = " ".join(failed.message.split()) or "(no message)"
+    if len(message) > REPAIR_MESSAGE_CHARS:
+        message = message[:REPAIR_MESSAGE_CHARS - 1] + "…"
+    return template("repair").substitute(check=failed.name, message=message,
+                                         advice=table.get(failed.name, table["*"]))
+
+
+def render_repair(conversation: Conversation, reply: str, verdict: Verdict) -> list[Message]:
+    """The conversation, the designer's reply, and a request to fix what the validator found.
+
+    Pass the first prompt (``render_design``'s) as ``conversation`` to keep repairs inside a
+    small context: each repair then shows only the latest reply.
+
+    Raises:
+        ValueError: the verdict has no failed check.
+    """
+    return [*conversation, Message(Role.ASSISTANT, reply), Message(Role.USER, repair_text(verdict))]
+
+
+def render_hint_request(code: str) -> list[Message]:
+    """The optional hint-writing call: the designer reads its code and writes a short hint."""
+    return [system_message(), Message(Role.USER, template("hint_writer").substitute(code=code.strip()))]
+
+
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def clean_hint(reply: str, sentences: int = HINT_SENTENCES) -> str | None:
+    """The hint in a hint-writing reply: code blocks dropped, one line, the first sentences.
+
+    >>> clean_hint('  "Try the middle.\\nThen halve.   Again. And again."  ')
+    'Try the middle. Then halve. Again.'
+    >>> clean_hint("```python\\nx = 1\\n```") is None
+    True
+    """
+    blocks, _ = code_blocks(reply)
+    text = reply
+    for _, code in blocks:
+        text = text.replace(code, " ")
+    text = re.sub(r"```\S*", " ", text)
+    text = " ".join(text.split()).strip("\"' ")
+    if not text:
+        return None
+    return " ".join(SENTENCE_END.split(text)[:sentences])
+
+
+def prompt_chars(messages: Sequence[Message]) -> int:
+    """Characters in the messages' contents (a rough size; about 3.5 per token for code)."""
+    return sum(len(m.content) for m in messages)

@@ -1,0 +1,222 @@
+"""Self-play, one iteration at a time, read top to bottom like a recipe.
+
+An iteration: sample documents → the designer writes environments (with repair
+turns) → the validator judges them in the sandbox → the agent plays each valid one
+on K paired seeds, without and with the hint → regret and rewards → the iteration's
+environments, metrics and loop state are committed to the archive in one transaction.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from spadework.archive import Archive, EnvRecord
+from spadework.config import RunConfig
+from spadework.corpus import CorpusSampler, cut_to_budget
+from spadework.designer import (
+    Design,
+    MemoryDigest,
+    NoveltyIndex,
+    build_digest,
+    checks_with_novelty,
+    design_batch,
+)
+from spadework.metered import MeteredPolicy
+from spadework.outcomes import (
+    DesignOutcome,
+    iteration_metrics,
+    outcome_of,
+    play_seeds,
+    with_designer_advantages,
+)
+from spadework.policy.base import Sampling
+from spadework.rewards import solve_rate
+from spadework.rollout import Arm, Episode, PlayJob, RolloutConfig, run_plays
+
+NO_DOCUMENT = "(No document this time: choose any topic you like.)"
+METRICS_FILE = "metrics.jsonl"
+EPISODES_DIR = "episodes"
+
+
+class Reporter(Protocol):
+    """Where the loop says what it is doing (a progress display, or nothing)."""
+
+    def phase(self, name: str, total: int | None) -> None: ...
+    def advance(self, amount: int = 1) -> None: ...
+    def iteration_done(self, iteration: int, metrics: dict[str, float]) -> None: ...
+
+
+class SilentReporter:
+    """Reports nothing (tests, library use)."""
+
+    def phase(self, name: str, total: int | None) -> None:
+        pass
+
+    def advance(self, amount: int = 1) -> None:
+        pass
+
+    def iteration_done(self, iteration: int, metrics: dict[str, float]) -> None:
+        pass
+
+
+@dataclass
+class Loop:
+    """The edges one run needs; built once by ``spadework.run`` and used by every iteration."""
+
+    config: RunConfig
+    run_dir: Path
+    policy: MeteredPolicy
+    sandbox: Any
+    archive: Archive
+    sampler: CorpusSampler | None
+    reporter: Reporter
+
+    def sampling(self, role_sampling, iteration: int) -> Sampling:
+        """Per-role sampling, seeded by the run seed and the iteration (repeatable runs)."""
+        return Sampling(temperature=role_sampling.temperature, top_p=role_sampling.top_p,
+                        max_tokens=role_sampling.max_tokens,
+                        seed=self.config.run.seed * 100_003 + iteration)
+
+    def run_iteration(self, iteration: int) -> dict[str, float]:
+        """One iteration, committed whole; returns its metrics."""
+        start = time.perf_counter()
+        documents = self.draw_documents()
+        designs = self.design(iteration, documents)
+        design_tokens, design_s = self.policy.take()
+        episodes = self.play(iteration, designs)
+        play_tokens, play_s = self.policy.take()
+        outcomes, designer_flat = self.score(designs, episodes)
+        metrics = iteration_metrics(designs, outcomes, episodes, designer_flat)
+        generated, seconds = design_tokens + play_tokens, design_s + play_s
+        metrics.update({
+            "perf/generated_tokens": float(generated),
+            "perf/tokens_per_s": generated / seconds if seconds else 0.0,
+            "perf/design_s": design_s, "perf/play_s": play_s,
+            "perf/iteration_s": time.perf_counter() - start,
+            "corpus/documents_used": float(len(documents)),
+        })
+        self.save_episodes(iteration, episodes)
+        records = archive_records(iteration, designs, outcomes, episodes, documents)
+        state = {"sampler": self.sampler.state() if self.sampler else None}
+        self.archive.commit_iteration(iteration, records, {"iteration": iteration, **metrics}, state)
+        append_metrics(self.run_dir, {"iteration": iteration, **metrics})
+        self.reporter.iteration_done(iteration, metrics)
+        return metrics
+
+    def draw_documents(self) -> list[tuple[str, str, str | None]]:
+        """(id, text, domain) for each design: cut corpus documents, or no document at all."""
+        budget = self.config.corpus.max_doc_tokens
+        if self.sampler is None:
+            return [(f"none-{i}", NO_DOCUMENT, None) for i in range(self.config.run.designs)]
+        drawn = [self.sampler.sample() for _ in range(self.config.run.designs)]
+        return [(d.id, cut_to_budget(d.text, budget), d.domain) for d in drawn]
+
+    def design(self, iteration: int, documents: list[tuple[str, str, str | None]]) -> list[Design]:
+        designer = self.config.designer
+        records = list(self.archive.records())
+        digest = build_digest(records) if designer.memory else MemoryDigest()
+        novelty = NoveltyIndex.from_records(records, threshold=designer.novelty_threshold)
+        self.reporter.phase(f"iteration {iteration}: designing", designer.max_attempts)
+        return design_batch(
+            self.policy, self.sandbox, documents, digest,
+            sampling=self.sampling(designer.sampling, iteration),
+            max_attempts=designer.max_attempts, checks=checks_with_novelty(novelty), novelty=novelty,
+            design_ids=[f"i{iteration}-d{k}" for k in range(len(documents))],
+            hint_call=designer.hint_writer,
+        )
+
+    def play(self, iteration: int, designs: Sequence[Design]) -> list[Episode]:
+        jobs = [
+            PlayJob(design.design_id, design.final.code or "", seed, arm)
+            for index, design in enumerate(designs) if design.valid
+            for seed in play_seeds(self.config.run.seed, iteration, index, self.config.run.plays)
+            for arm in Arm
+        ]
+        agent = self.config.agent
+        self.reporter.phase(f"iteration {iteration}: playing {len(jobs)} episodes", agent.max_turns)
+        config = RolloutConfig(max_turns_cap=agent.max_turns, context_tokens=agent.context_tokens,
+                               concurrency=agent.concurrency,
+                               sampling=self.sampling(agent.sampling, iteration))
+        return run_plays(self.policy, self.sandbox, jobs, config) if jobs else []
+
+    def score(self, designs: Sequence[Design], episodes: Sequence[Episode]):
+        penalty = self.config.designer.invalid_penalty
+        outcomes = [outcome_of(d, [e for e in episodes if e.env_id == d.design_id], penalty)
+                    for d in designs]
+        groups = [d.domain or "none" for d in designs] if self.config.rewards.group_by_domain else None
+        return with_designer_advantages(outcomes, groups)
+
+    def save_episodes(self, iteration: int, episodes: Sequence[Episode]) -> None:
+        """Every episode of the iteration as JSONL (for the learner and the report)."""
+        folder = self.run_dir / EPISODES_DIR
+        folder.mkdir(exist_ok=True)
+        lines = "".join(json.dumps(e.to_json(), sort_keys=True) + "\n" for e in episodes)
+        write_atomically(folder / f"iteration-{iteration:04d}.jsonl", lines)
+
+
+def first_observation(episode: Episode | None) -> str:
+    """The environment's first observation in an episode (the user message after the system)."""
+    if episode is None:
+        return ""
+    users = [m.content for m in episode.messages if m.role.value == "user"]
+    return users[0].split("\nHint:")[0][:300] if users else ""
+
+
+def archive_records(
+    iteration: int, designs: Sequence[Design], outcomes: Sequence[DesignOutcome],
+    episodes: Sequence[Episode], documents: Sequence[tuple[str, str, str | None]],
+) -> list[EnvRecord]:
+    """One record per attempt of every design; the final valid attempt carries the results."""
+    records = []
+    for design, outcome in zip(designs, outcomes, strict=True):
+        own = [e for e in episodes if e.env_id == design.design_id]
+        samples = {arm.value: next((e.to_json() for e in own if e.arm is arm), None) for arm in Arm}
+        for attempt in design.attempts:
+            metrics: dict[str, Any] = {
+                "iteration": iteration, "design_id": design.design_id, "attempt": attempt.attempt,
+                "document_id": design.document_id, "domain": design.domain,
+                "final": attempt is design.final,
+            }
+            if attempt is design.final and design.valid:
+                nohint = next((e for e in own if e.arm is Arm.NOHINT), None)
+                metrics.update({
+                    "description": first_observation(nohint),
+                    "scores_nohint": list(outcome.scores_nohint),
+                    "scores_hint": list(outcome.scores_hint),
+                    "solve_rate_nohint": solve_rate(outcome.scores_nohint),
+                    "solve_rate_hint": solve_rate(outcome.scores_hint),
+                    "regret": outcome.regret, "designer_reward": outcome.reward,
+                    "designer_advantage": outcome.advantage, "transcripts": samples,
+                })
+            source = attempt.code if attempt.code is not None else attempt.reply
+            records.append(EnvRecord.new(source, attempt.verdict,
+                                         f"run:i{iteration}:{design.design_id}:a{attempt.attempt}",
+                                         metrics))
+    return records
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` so that a crash leaves either the old or the new file."""
+    temporary = path.with_name(path.name + ".tmp")
+    with open(temporary, "w", encoding="utf-8") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, path)
+
+
+def append_metrics(run_dir: Path, metrics: dict[str, float]) -> None:
+    with open(run_dir / METRICS_FILE, "a", encoding="utf-8") as handle:
+        handle.write(json.dumps(metrics, sort_keys=True) + "\n")
+
+
+def rewrite_metrics(run_dir: Path, archive: Archive) -> None:
+    """metrics.jsonl from the archive's committed iterations (after an interruption)."""
+    lines = "".join(json.dumps(m, sort_keys=True) + "\n" for _, m in archive.iterations())
+    write_atomically(run_dir / METRICS_FILE, lines)

@@ -1,0 +1,106 @@
+"""Pure aggregation of one iteration: per-design results, rewards, advantages, metrics."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from spadework.designer import Design
+from spadework.rewards import (
+    centred_advantages,
+    designer_reward,
+    group_advantages,
+    mean,
+    paired_regret,
+    solve_rate,
+)
+from spadework.rollout import Arm, EndReason, Episode
+
+
+def play_seeds(run_seed: int, iteration: int, design_index: int, plays: int) -> list[int]:
+    """The paired seeds of one design: fixed by the run seed and the design's place.
+
+    >>> play_seeds(0, 1, 2, 2) == play_seeds(0, 1, 2, 2)
+    True
+    >>> len(set(play_seeds(0, 0, 0, 4)))
+    4
+    """
+    seeds = []
+    for k in range(plays):
+        digest = hashlib.blake2b(f"{run_seed}/{iteration}/{design_index}/{k}".encode(), digest_size=4)
+        seeds.append(int.from_bytes(digest.digest(), "big") % 2**31)
+    return seeds
+
+
+@dataclass(frozen=True)
+class DesignOutcome:
+    """What one design earned this iteration."""
+
+    design_id: str
+    valid: bool
+    scores_nohint: tuple[float, ...]
+    scores_hint: tuple[float, ...]
+    regret: float
+    reward: float
+    advantage: float = 0.0
+    agent_advantages: tuple[float, ...] = ()
+    agent_zero_variance: bool = False
+
+
+def outcome_of(design: Design, episodes: Sequence[Episode], invalid_penalty: float) -> DesignOutcome:
+    """Regret and rewards of one design from its episodes (both arms, same seeds)."""
+    arms = {arm: sorted((e for e in episodes if e.arm is arm), key=lambda e: e.seed) for arm in Arm}
+    nohint = tuple(e.score for e in arms[Arm.NOHINT])
+    hint = tuple(e.score for e in arms[Arm.HINT])
+    regret = paired_regret(hint, nohint) if design.valid and nohint else 0.0
+    advantages, flat = group_advantages(nohint) if nohint else ([], False)
+    return DesignOutcome(
+        design_id=design.design_id, valid=design.valid, scores_nohint=nohint, scores_hint=hint,
+        regret=regret, reward=designer_reward(design.valid, regret, invalid_penalty),
+        agent_advantages=tuple(advantages), agent_zero_variance=flat,
+    )
+
+
+def with_designer_advantages(
+    outcomes: Sequence[DesignOutcome], groups: Sequence[str] | None
+) -> tuple[list[DesignOutcome], list[str]]:
+    """Centre the designer rewards across the iteration (optionally per group)."""
+    advantages, flat = centred_advantages([o.reward for o in outcomes], groups)
+    return [replace(o, advantage=a) for o, a in zip(outcomes, advantages, strict=True)], flat
+
+
+def iteration_metrics(
+    designs: Sequence[Design], outcomes: Sequence[DesignOutcome], episodes: Sequence[Episode],
+    designer_flat: Sequence[str],
+) -> dict[str, float]:
+    """The iteration's metrics under their stable names (perf/ figures are added by the loop)."""
+    first_failed = [d for d in designs if not d.attempts[0].verdict.valid]
+    valid = [o for o in outcomes if o.valid]
+    by_arm = {arm: [e for e in episodes if e.arm is arm] for arm in Arm}
+    novel_rejects = sum(1 for d in designs for a in d.attempts
+                        if a.verdict.failure is not None and a.verdict.failure.name == "novel")
+    return {
+        "design/count": float(len(designs)),
+        "design/valid_rate": mean([1.0 if d.valid else 0.0 for d in designs]),
+        "design/first_attempt_valid_rate": mean([1.0 if d.attempts[0].verdict.valid else 0.0
+                                                 for d in designs]),
+        "design/repair_success": mean([1.0 if d.valid else 0.0 for d in first_failed]),
+        "design/attempts_mean": mean([float(len(d.attempts)) for d in designs]),
+        "design/novel_rejects": float(novel_rejects),
+        "reward/regret_mean": mean([o.regret for o in valid]),
+        "reward/designer_mean": mean([o.reward for o in outcomes]),
+        "reward/agent_mean": mean([e.score for e in by_arm[Arm.NOHINT]]),
+        "rollout/episodes": float(len(episodes)),
+        "rollout/solve_rate_nohint": solve_rate([e.score for e in by_arm[Arm.NOHINT]]),
+        "rollout/solve_rate_hint": solve_rate([e.score for e in by_arm[Arm.HINT]]),
+        "rollout/turns_mean": mean([float(e.turns) for e in episodes]),
+        "rollout/unboxed_rate": _ratio(sum(e.unboxed for e in episodes), sum(e.turns for e in episodes)),
+        "rollout/env_error_rate": mean([1.0 if e.end is EndReason.ENV_ERROR else 0.0 for e in episodes]),
+        "adv/agent_zero_variance_groups": float(sum(o.agent_zero_variance for o in valid)),
+        "adv/designer_zero_variance_groups": float(len(designer_flat)),
+    }
+
+
+def _ratio(part: float, whole: float) -> float:
+    return part / whole if whole else 0.0

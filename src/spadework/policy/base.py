@@ -1,0 +1,80 @@
+"""The one protocol every inference backend speaks, and its records."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Protocol
+
+
+class Role(StrEnum):
+    """Who speaks in a conversation."""
+
+    SYSTEM = "system"
+    USER = "user"
+    ASSISTANT = "assistant"
+
+
+@dataclass(frozen=True)
+class Message:
+    """One chat message."""
+
+    role: Role
+    content: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"role": self.role.value, "content": self.content}
+
+    @classmethod
+    def from_json(cls, data: dict[str, str]) -> Message:
+        return cls(Role(data["role"]), data["content"])
+
+
+Conversation = Sequence[Message]
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """Sampling settings for one call (one set per role in the config).
+
+    Attributes:
+        temperature: 0 means greedy.
+        top_p: nucleus sampling mass.
+        max_tokens: most new tokens per completion.
+        seed: makes sampling repeatable where the backend supports it.
+        stop: strings that end a completion.
+    """
+
+    temperature: float = 0.7
+    top_p: float = 0.95
+    max_tokens: int = 512
+    seed: int | None = None
+    stop: tuple[str, ...] = field(default_factory=tuple)
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One generated reply, with what it cost."""
+
+    text: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+    finish_reason: str = "stop"
+
+
+class Policy(Protocol):
+    """An inference backend. ``generate`` returns one completion per conversation, in order.
+
+    Backends may run the conversations concurrently. A failure of the backend itself
+    (server down, model missing) raises ``PolicyError`` with a message saying what to fix.
+    """
+
+    name: str
+
+    def generate(self, conversations: Sequence[Conversation], sampling: Sampling) -> list[Completion]:
+        ...
+
+    def close(self) -> None:
+        ...

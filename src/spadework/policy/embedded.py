@@ -1,0 +1,175 @@
+"""EmbeddedPolicy: a GGUF model served in-process by llama-cpp-python (offline, CPU).
+
+The default backend. Conversations are rendered with the GGUF file's own chat
+template and run one after another (one llama.cpp context is not thread-safe).
+llama-cpp-python is imported only when a policy is built, so the package imports
+without it.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from spadework.errors import ContextOverflow, PolicyError
+from spadework.policy.base import Completion, Conversation, Sampling
+from spadework.policy.models import PRESETS, resolve_model
+
+DEFAULT_MODEL = "qwen2.5-coder-0.5b"
+TEMPLATE_KEY = "tokenizer.chat_template"
+GGUF_TEMPLATE_FORMAT = "chat_template.default"
+"""llama-cpp-python's name for the chat format read from the GGUF file's metadata."""
+INSTALL_HINT = "pip install 'llama-cpp-python==0.3.36' (it compiles for several minutes)"
+
+
+def _load_llama(path: Path, n_ctx: int, n_threads: int | None, seed: int, verbose: bool) -> Any:
+    """A ``llama_cpp.Llama`` for ``path`` that uses the file's own chat template.
+
+    Raises:
+        PolicyError: llama-cpp-python is missing, or the model does not load.
+    """
+    try:
+        import llama_cpp
+    except ImportError:
+        raise PolicyError(f"the embedded policy needs llama-cpp-python; install it with: {INSTALL_HINT}, "
+                          "or choose another policy kind") from None
+    try:
+        threads = n_threads or os.cpu_count() or 1  # llama.cpp alone may pick one core of two
+        llm = llama_cpp.Llama(model_path=str(path), n_ctx=n_ctx, n_threads=threads, seed=seed,
+                              verbose=verbose)
+    except (ValueError, RuntimeError, OSError) as exc:
+        raise PolicyError(f"llama.cpp could not load {path} ({exc}); check that it is a complete GGUF "
+                          f"model, or lower n_ctx ({n_ctx}) if memory is short") from None
+    if TEMPLATE_KEY in llm.metadata:
+        llm.chat_format = GGUF_TEMPLATE_FORMAT
+    return llm
+
+
+def _formatter(llm: Any) -> Any:
+    """The chat formatter of the GGUF's template (renders a prompt without running the model),
+    or None when the file has no template."""
+    template = getattr(llm, "metadata", {}).get(TEMPLATE_KEY)
+    if template is None:
+        return None
+    from llama_cpp import llama_chat_format
+
+    eos, bos = llm.token_eos(), llm.token_bos()
+
+    def text(token: int) -> str:
+        return llm.detokenize([token], special=True).decode("utf-8", errors="replace")
+
+    return llama_chat_format.Jinja2ChatFormatter(
+        template=template, eos_token=text(eos) if eos != -1 else "",
+        bos_token=text(bos) if bos != -1 else "", stop_token_ids=[eos])
+
+
+class EmbeddedPolicy:
+    """A GGUF model run in this process by llama.cpp.
+
+    Args:
+        model: a preset name (see ``spadework.policy.models.PRESETS``) or a ``.gguf`` path.
+        n_ctx: context window in tokens; prompt plus reply must fit.
+        n_threads: CPU threads; None uses every core.
+        seed: seeds sampling; a completion whose ``Sampling.seed`` is set repeats exactly.
+        cache_dir: where preset models are joined; default ``models.default_cache_dir()``.
+        verbose: let llama.cpp print its own log to stderr.
+
+    Raises:
+        PolicyError: the model cannot be found, verified or loaded (the message says what to do).
+    """
+
+    def __init__(self, model: str = DEFAULT_MODEL, *, n_ctx: int = 4096, n_threads: int | None = None,
+                 seed: int = 0, cache_dir: Path | None = None, verbose: bool = False):
+        path = resolve_model(model, cache_dir)
+        llm = _load_llama(path, n_ctx, n_threads, seed, verbose)
+        self._setup(llm, f"embedded:{model if model in PRESETS else path.stem}", path)
+
+    @classmethod
+    def from_llama(cls, llm: Any, name: str = "embedded:custom") -> EmbeddedPolicy:
+        """A policy around an already loaded ``llama_cpp.Llama`` (or a fake with its methods)."""
+        policy = cls.__new__(cls)
+        policy._setup(llm, name, None)
+        return policy
+
+    def _setup(self, llm: Any, name: str, path: Path | None) -> None:
+        self._llm = llm
+        self.name = name
+        self.path = path
+        self._lock = threading.Lock()
+        self._format = _formatter(llm)
+
+    @property
+    def n_ctx(self) -> int:
+        """The context window in tokens."""
+        return int(self._llm.n_ctx())
+
+    def generate(self, conversations: Sequence[Conversation], sampling: Sampling) -> list[Completion]:
+        """One completion per conversation, in order (run one after another)."""
+        return [self.generate_one(c, sampling) for c in conversations]
+
+    def generate_one(self, conversation: Conversation, sampling: Sampling) -> Completion:
+        """One completion.
+
+        Raises:
+            ContextOverflow: the conversation alone fills the context window.
+            PolicyError: llama.cpp failed.
+        """
+        messages = [m.to_json() for m in conversation]
+        start = time.perf_counter()
+        with self._lock:
+            try:
+                answer = self._llm.create_chat_completion(
+                    messages=messages, temperature=sampling.temperature, top_p=sampling.top_p,
+                    max_tokens=sampling.max_tokens, stop=list(sampling.stop), seed=sampling.seed)
+            except ValueError as exc:
+                if "context window" in str(exc):
+                    raise ContextOverflow(f"the conversation does not fit the context window of "
+                                          f"{self.name} ({exc}); shorten it or raise n_ctx") from None
+                raise PolicyError(f"{self.name} failed to generate: {exc}") from None
+            except RuntimeError as exc:
+                raise PolicyError(f"{self.name} failed to generate: {exc}") from None
+        seconds = time.perf_counter() - start
+        choice = answer["choices"][0]
+        usage = answer.get("usage") or {}
+        return Completion(text=choice["message"].get("content") or "",
+                          prompt_tokens=int(usage.get("prompt_tokens", 0)),
+                          completion_tokens=int(usage.get("completion_tokens", 0)),
+                          seconds=seconds, finish_reason=str(choice.get("finish_reason") or "stop"))
+
+    def tokenize(self, text: str, *, special: bool = False) -> list[int]:
+        """The model's tokens for ``text`` (no beginning-of-sequence token).
+
+        Args:
+            special: read special-token text such as ``<|im_end|>`` as those tokens.
+        """
+        with self._lock:
+            return list(self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=special))
+
+    def count_tokens(self, messages: Conversation) -> int:
+        """Prompt tokens of ``messages`` as ``generate`` sends them (chat template included).
+
+        Without a template in the model file, the sum of the messages' own tokens.
+        """
+        if self._format is None:
+            return sum(len(self.tokenize(m.content)) for m in messages)
+        rendered = self._format(messages=[m.to_json() for m in messages])
+        with self._lock:
+            return len(self._llm.tokenize(rendered.prompt.encode("utf-8"),
+                                          add_bos=not rendered.added_special, special=True))
+
+    def close(self) -> None:
+        """Free the model's memory; the policy cannot generate afterwards."""
+        with self._lock:
+            close = getattr(self._llm, "close", None)
+            if close is not None:
+                close()
+
+    def __enter__(self) -> EmbeddedPolicy:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

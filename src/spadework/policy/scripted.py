@@ -1,0 +1,178 @@
+r"""ScriptedPolicy: a deterministic FAKE model for fast tests of everything around a policy.
+
+It plays both roles by rule. A conversation whose system message contains
+``DESIGNER_MARKER`` is a designer conversation: the reply is a sentence and one
+```` ```python ```` block holding a complete environment of one of a few families, the
+family, its parameters and a topic word all drawn from a hash of the first user message
+(the grounding document). Any other conversation is an agent conversation: the reply is
+a short thought and ``\boxed{command}``, played well when the first user message carries a
+``Hint:`` line and weakly when it does not, so hint-based regret is positive.
+
+Replies depend only on the conversation's text and the policy's seed (never on global
+random state or on earlier calls), so runs repeat exactly. Sampling settings are ignored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+from spadework.policy.base import Completion, Conversation, Role, Sampling
+from spadework.policy.scripted_families import FAMILIES, AgentView
+
+DESIGNER_MARKER = "environment designer"
+"""A system message containing this phrase makes a conversation a designer conversation."""
+
+HINT_PREFIX = "Hint:"
+REFUSE_EVERY = 4
+"""One in this many first design requests (by hash) gets a reply without code."""
+FALLBACK_TOPIC = "puzzle"
+HELP_REPLY = "I do not recognise this situation, so I ask for help. \\boxed{help}"
+
+STOPWORDS = frozenset("""
+about above after again against also although among another any because been before being
+below between both cannot could does doing down during each either else even every from
+further have having here hers herself himself into itself just like made make many more most
+much must myself only other ours over same several should since some such than that their
+theirs them themselves then there these they this those through under until upon very were
+what when where which while whom whose will with within without would your yours yourself
+also often still thus used using uses across along already always among became become
+environment environments python class reset step steps solution hint hints return returns
+observation observations agent agents designer document documents reward rewards write code
+episode episodes action actions seed seeds turn turns valid module string list text reply
+""".split())
+"""Words never taken as a topic: common function words and the vocabulary of the prompts."""
+
+
+def _rng(seed: int, purpose: str, text: str) -> random.Random:
+    """A private generator seeded from a hash of ``seed``, ``purpose`` and ``text``."""
+    digest = hashlib.sha256(f"{seed}\x00{purpose}\x00{text}".encode()).digest()
+    return random.Random(int.from_bytes(digest[:8], "big"))
+
+
+def is_designer(conversation: Conversation) -> bool:
+    """Whether a system message of ``conversation`` contains ``DESIGNER_MARKER``."""
+    return any(m.role == Role.SYSTEM and DESIGNER_MARKER in m.content.lower() for m in conversation)
+
+
+def first_user_text(conversation: Conversation) -> str:
+    """The content of the first user message, or ``""``."""
+    return next((m.content for m in conversation if m.role == Role.USER), "")
+
+
+def topic_word(text: str, rng: random.Random) -> str:
+    """The word of ``text`` most likely its topic: the most frequent word of 4 to 12 letters
+    that is not a stop word, ties broken by ``rng``; ``FALLBACK_TOPIC`` when there is none.
+
+    >>> topic_word("Volcanoes erupt. A volcano's magma; magma cools into basalt.", random.Random(0))
+    'magma'
+    >>> topic_word("a b c", random.Random(0))
+    'puzzle'
+    """
+    words = [w.lower() for w in re.findall(r"[A-Za-z]+", text) if 4 <= len(w) <= 12]
+    counts = Counter(w for w in words if w not in STOPWORDS)
+    if not counts:
+        return FALLBACK_TOPIC
+    most = max(counts.values())
+    return rng.choice(sorted(w for w, n in counts.items() if n == most))
+
+
+def designer_reply(conversation: Conversation, seed: int = 0) -> str:
+    """A designer's reply: one complete environment in a code block, or, for one in
+    ``REFUSE_EVERY`` first requests, a description without code (a repair request, one
+    that follows an assistant turn, always gets code)."""
+    document = first_user_text(conversation)
+    rng = _rng(seed, "design", document)
+    topic = topic_word(document, rng)
+    family = FAMILIES[rng.randrange(len(FAMILIES))]
+    code = family.design(topic, rng)
+    repair = any(m.role == Role.ASSISTANT for m in conversation)
+    if not repair and _rng(seed, "refuse", document).randrange(REFUSE_EVERY) == 0:
+        return (f"I would build a {family.name} game about the {topic} in the document, where the "
+                "agent reads the state and answers in a few turns.")
+    return f"Here is a {family.name} environment about {topic}.\n\n```python\n{code}```\n"
+
+
+def agent_view(conversation: Conversation) -> AgentView:
+    r"""What the agent reads: the first observation, the hint line, later observations, turn.
+
+    >>> from spadework.policy.base import Message
+    >>> view = agent_view([Message(Role.USER, "Find it.\nHint: look left"),
+    ...                    Message(Role.ASSISTANT, r"\boxed{a}"), Message(Role.USER, "No.")])
+    >>> view.first, view.hint, view.later, view.turn
+    ('Find it.', 'look left', ('No.',), 1)
+    """
+    users = [m.content for m in conversation if m.role == Role.USER]
+    lines = users[0].split("\n") if users else []
+    hints = [line for line in lines if line.startswith(HINT_PREFIX)]
+    first = "\n".join(line for line in lines if not line.startswith(HINT_PREFIX))
+    hint = hints[-1][len(HINT_PREFIX):].strip() if hints else None
+    turn = sum(m.role == Role.ASSISTANT for m in conversation)
+    return AgentView(first, hint, tuple(users[1:]), turn)
+
+
+def agent_reply(conversation: Conversation) -> str:
+    r"""An agent's reply: a short thought and ``\boxed{command}``; ``\boxed{help}`` when no
+    family recognises the observation.
+
+    >>> from spadework.policy.base import Message
+    >>> agent_reply([Message(Role.USER, "Add up these numbers: 2, 3.\nHint: add them")])
+    'A running total of the numbers. \\boxed{5}'
+    >>> agent_reply([Message(Role.USER, "You stand in a dark room.")])
+    'I do not recognise this situation, so I ask for help. \\boxed{help}'
+    """
+    view = agent_view(conversation)
+    for family in FAMILIES:
+        try:
+            move = family.play(view)
+        except (ValueError, OverflowError):
+            move = None
+        if move is not None:
+            thought, command = move
+            return f"{thought} \\boxed{{{command}}}"
+    return HELP_REPLY
+
+
+def _count(text: str) -> int:
+    return len(text.split())
+
+
+class ScriptedPolicy:
+    """FAKE policy: rule-based designer and agent replies, repeatable exactly (see the module).
+
+    Args:
+        seed: changes every hash-based choice, so two seeds design different environments.
+    """
+
+    name = "scripted"
+
+    def __init__(self, seed: int = 0):
+        self.seed = seed
+
+    def reply(self, conversation: Conversation) -> str:
+        """The reply text for one conversation."""
+        if is_designer(conversation):
+            return designer_reply(conversation, self.seed)
+        return agent_reply(conversation)
+
+    def generate_one(self, conversation: Conversation, sampling: Sampling) -> Completion:
+        """One completion; token counts are word counts."""
+        text = self.reply(conversation)
+        prompt = sum(_count(m.content) for m in conversation)
+        return Completion(text=text, prompt_tokens=prompt, completion_tokens=_count(text))
+
+    def generate(self, conversations: Sequence[Conversation], sampling: Sampling) -> list[Completion]:
+        """One completion per conversation, in order."""
+        return [self.generate_one(c, sampling) for c in conversations]
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    def __enter__(self) -> ScriptedPolicy:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,62 @@
+"""Showing a run as it goes: progress bars per phase and a short table per iteration."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+)
+from rich.table import Table
+
+SUMMARY = (
+    ("valid", "design/valid_rate", "{:.0%}"),
+    ("repaired", "design/repair_success", "{:.0%}"),
+    ("regret", "reward/regret_mean", "{:.3f}"),
+    ("solved (no hint)", "rollout/solve_rate_nohint", "{:.0%}"),
+    ("solved (hint)", "rollout/solve_rate_hint", "{:.0%}"),
+    ("episodes", "rollout/episodes", "{:.0f}"),
+    ("tokens/s", "perf/tokens_per_s", "{:.1f}"),
+    ("seconds", "perf/iteration_s", "{:.0f}"),
+)
+
+
+class RichReporter:
+    """A progress bar per phase (advanced by every generation round) and a table per iteration."""
+
+    def __init__(self, console: Console | None = None):
+        self.console = console or Console()
+        self.progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
+                                 MofNCompleteColumn(), TimeElapsedColumn(), console=self.console,
+                                 transient=True)
+        self.task = None
+
+    def __enter__(self) -> RichReporter:
+        self.progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.progress.stop()
+
+    def phase(self, name: str, total: int | None) -> None:
+        if self.task is not None:
+            self.progress.remove_task(self.task)
+        self.task = self.progress.add_task(name, total=total)
+
+    def advance(self, amount: int = 1) -> None:
+        if self.task is not None:
+            self.progress.advance(self.task, amount)
+
+    def iteration_done(self, iteration: int, metrics: dict[str, float]) -> None:
+        if self.task is not None:
+            self.progress.remove_task(self.task)
+            self.task = None
+        table = Table(title=f"iteration {iteration}")
+        for label, _, _ in SUMMARY:
+            table.add_column(label, justify="right")
+        table.add_row(*(fmt.format(metrics.get(key, 0.0)) for _, key, fmt in SUMMARY))
+        self.console.print(table)

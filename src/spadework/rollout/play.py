@@ -1,0 +1,254 @@
+"""Playing many episodes at once, in lockstep, so one policy call serves every active episode.
+
+Each round: one ``policy.generate`` call with the conversations of all episodes still going
+(a server backend batches them), then every environment steps, concurrently. An environment
+that fails ends its own episode as data (``EndReason.ENV_ERROR``); it never stops the others.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar
+
+from spadework.envs.contract import (
+    MAX_ACTION_CHARS,
+    MAX_HINT_CHARS,
+    MAX_OBSERVATION_CHARS,
+    MAX_TURNS_LIMIT,
+    episode_score,
+    is_solved,
+)
+from spadework.errors import EnvContractError, EnvError, PolicyError
+from spadework.policy.base import Completion, Message, Policy, Role
+from spadework.rollout.boxed import extract_command
+from spadework.rollout.prompt import opening_messages
+from spadework.rollout.records import (
+    Arm,
+    EndReason,
+    Episode,
+    PlayJob,
+    RolloutConfig,
+    TokenCounter,
+    estimate_tokens,
+)
+
+MESSAGE_OVERHEAD_TOKENS = 5
+"""Tokens a chat template adds around each message (ChatML: start, role, newline, end, newline)."""
+
+T = TypeVar("T")
+
+
+class EnvOpener(Protocol):
+    """What ``run_plays`` needs of a sandbox: ``Sandbox`` and the ``InProcessSandbox`` fake have it."""
+
+    def open(self, source: str) -> Any: ...
+
+
+def transcript_tokens(messages: Sequence[Message], count_tokens: TokenCounter = estimate_tokens) -> int:
+    """Estimated tokens of a transcript: each content plus ``MESSAGE_OVERHEAD_TOKENS`` per message.
+
+    >>> transcript_tokens([Message(Role.USER, "x" * 40), Message(Role.ASSISTANT, "")])
+    20
+    """
+    return sum(count_tokens(m.content) + MESSAGE_OVERHEAD_TOKENS for m in messages)
+
+
+def read_step(result: Any) -> tuple[str, float, bool, bool]:
+    """Observation, reward, terminated and truncated from what ``step`` returned.
+
+    Raises:
+        EnvContractError: ``result`` is not a 5-item sequence or its reward is not a number.
+
+    >>> read_step(["Right.", 1, True, False, {}])
+    ('Right.', 1.0, True, False)
+    >>> read_step(["Right.", "one", True, False, {}])
+    Traceback (most recent call last):
+    ...
+    spadework.errors.EnvContractError: step() returned reward 'one'; return a number (int or float)
+    """
+    if not isinstance(result, (list, tuple)) or len(result) != 5:
+        raise EnvContractError(f"step() returned {str(result)[:100]!r}; return a 5-tuple "
+                               "(observation, reward, terminated, truncated, info)")
+    observation, reward, terminated, truncated, _info = result
+    if isinstance(reward, bool) or not isinstance(reward, (int, float)):
+        raise EnvContractError(f"step() returned reward {str(reward)[:50]!r}; return a number (int or float)")
+    return _text(observation, MAX_OBSERVATION_CHARS), float(reward), bool(terminated), bool(truncated)
+
+
+def _text(value: Any, limit: int) -> str:
+    return (value if isinstance(value, str) else str(value))[:limit]
+
+
+def _turn_limit(env: Any, cap: int) -> int:
+    value = getattr(env, "max_turns", None)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        return cap
+    return min(cap, value, MAX_TURNS_LIMIT)
+
+
+@dataclass
+class _Play:
+    """The mutable state of one episode while it is played (private to this module)."""
+
+    job: PlayJob
+    started: float = field(default_factory=time.monotonic)
+    env: Any = None
+    max_turns: int = 0
+    messages: list[Message] = field(default_factory=list)
+    rewards: list[float] = field(default_factory=list)
+    action: str = ""
+    unboxed: int = 0
+    completion_tokens: int = 0
+    hint: str | None = None
+    error: str | None = None
+    end: EndReason | None = None
+    seconds: float = 0.0
+
+    def finish(self, end: EndReason, error: str | None = None) -> None:
+        self.end, self.error = end, error
+        self.seconds = time.monotonic() - self.started
+        self.close()
+
+    def close(self) -> None:
+        env, self.env = self.env, None
+        if env is not None:
+            try:
+                env.close()
+            except EnvError:
+                pass
+
+    def add_reply(self, completion: Completion) -> None:
+        self.messages.append(Message(Role.ASSISTANT, completion.text))
+        self.completion_tokens += completion.completion_tokens
+        command = extract_command(completion.text)
+        if command is None:
+            self.unboxed += 1
+            command = completion.text.strip()
+        self.action = command[:MAX_ACTION_CHARS]
+
+    def episode(self) -> Episode:
+        score = episode_score(self.rewards)
+        return Episode(
+            env_id=self.job.env_id, seed=self.job.seed, arm=self.job.arm, messages=tuple(self.messages),
+            rewards=tuple(self.rewards), score=score, solved=is_solved(score), turns=len(self.rewards),
+            unboxed=self.unboxed, hint=self.hint, error=self.error,
+            completion_tokens=self.completion_tokens, seconds=self.seconds,
+            end=self.end or EndReason.ENV_ERROR,
+        )
+
+
+def _start(play: _Play, sandbox: EnvOpener, config: RolloutConfig) -> None:
+    """Open, reset and (hinted arm) read the hint; an environment failure ends the play."""
+    try:
+        play.env = sandbox.open(play.job.source)
+        reset = play.env.reset(seed=play.job.seed)
+        if not isinstance(reset, (list, tuple)) or len(reset) != 2:
+            raise EnvContractError(f"reset() returned {str(reset)[:100]!r}; return (observation, info)")
+        observation = _text(reset[0], MAX_OBSERVATION_CHARS)
+        if play.job.arm is Arm.HINT:
+            play.hint = _text(play.env.hint(), MAX_HINT_CHARS)
+        play.max_turns = _turn_limit(play.env, config.max_turns_cap)
+    except EnvError as exc:
+        play.finish(EndReason.ENV_ERROR, str(exc))
+        return
+    play.messages = opening_messages(observation, play.hint)
+
+
+def _step(play: _Play) -> None:
+    """Play the pending action; record the reward and the next observation, or the failure."""
+    try:
+        observation, reward, terminated, truncated = read_step(play.env.step(play.action))
+    except EnvError as exc:
+        play.finish(EndReason.ENV_ERROR, str(exc))
+        return
+    play.rewards.append(reward if math.isfinite(reward) else 0.0)
+    play.messages.append(Message(Role.USER, observation))
+    if terminated:
+        play.finish(EndReason.TERMINATED)
+    elif truncated:
+        play.finish(EndReason.TRUNCATED)
+    elif len(play.rewards) >= play.max_turns:
+        play.finish(EndReason.MAX_TURNS)
+
+
+def _still_going(plays: list[_Play], config: RolloutConfig, count_tokens: TokenCounter) -> list[_Play]:
+    """The plays that take another turn; those whose next reply would not fit end with CONTEXT."""
+    going = []
+    for play in plays:
+        if play.end is not None:
+            continue
+        needed = transcript_tokens(play.messages, count_tokens) + config.sampling.max_tokens
+        if needed > config.context_tokens:
+            play.finish(EndReason.CONTEXT)
+        else:
+            going.append(play)
+    return going
+
+
+def _reply(policy: Policy, plays: list[_Play], config: RolloutConfig) -> None:
+    """One policy call for every play still going; each reply becomes that play's next action."""
+    completions = policy.generate([tuple(play.messages) for play in plays], config.sampling)
+    if len(completions) != len(plays):
+        raise PolicyError(f"policy {getattr(policy, 'name', '?')!r} returned {len(completions)} completions "
+                          f"for {len(plays)} conversations; a backend must return one per conversation")
+    for play, completion in zip(plays, completions, strict=True):
+        play.add_reply(completion)
+
+
+def _run_all(pool: ThreadPoolExecutor, function: Callable[[T], None], items: Sequence[T]) -> None:
+    """Run ``function`` on every item in ``pool``; wait for all, then raise the first failure."""
+    futures = [pool.submit(function, item) for item in items]
+    wait(futures)
+    for future in futures:
+        future.result()
+
+
+def run_plays(
+    policy: Policy,
+    sandbox: EnvOpener,
+    jobs: Sequence[PlayJob],
+    config: RolloutConfig,
+    count_tokens: TokenCounter | None = None,
+) -> list[Episode]:
+    """Play every job to its end, in lockstep, and return the episodes in job order.
+
+    Each job gets an environment instance of its own (``sandbox.open``), reset with the job's
+    seed; the hinted arm shows ``env.hint()`` under the first observation. The action played is
+    the reply's last ``\\boxed{...}``, or the whole stripped reply when it has none (counted in
+    ``unboxed``); actions are cut to ``MAX_ACTION_CHARS``, observations to ``MAX_OBSERVATION_CHARS``.
+    An episode ends when the environment terminates or truncates, at
+    ``min(config.max_turns_cap, env.max_turns)`` steps, when its next reply would overflow
+    ``config.context_tokens``, or when the environment fails. Every environment is closed.
+
+    Args:
+        policy: generates one reply per conversation, once per round.
+        sandbox: opens environments (``Sandbox``, or the ``InProcessSandbox`` fake).
+        jobs: what to play.
+        config: turn cap, context budget, concurrency of environment calls, sampling.
+        count_tokens: tokens of a text; default ``estimate_tokens`` (four characters a token).
+
+    Returns:
+        One episode per job, in the order of ``jobs``.
+
+    Raises:
+        PolicyError: the policy failed, or returned the wrong number of completions.
+        SandboxError: the sandbox itself could not start a worker.
+    """
+    count = count_tokens or estimate_tokens
+    plays = [_Play(job) for job in jobs]
+    if not plays:
+        return []
+    with ThreadPoolExecutor(max_workers=min(config.concurrency, len(plays))) as pool:
+        try:
+            _run_all(pool, lambda play: _start(play, sandbox, config), plays)
+            while going := _still_going(plays, config, count):
+                _reply(policy, going, config)
+                _run_all(pool, _step, going)
+        finally:
+            for play in plays:
+                play.close()
+    return [play.episode() for play in plays]

@@ -1,0 +1,103 @@
+"""Starting, resuming and finishing a self-play run in its run directory."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from spadework.archive import Archive
+from spadework.config import CONFIG_FILE, RunConfig, load_config
+from spadework.corpus import CorpusSampler, open_corpus
+from spadework.errors import ConfigError, UsageError
+from spadework.loop import Loop, Reporter, SilentReporter, rewrite_metrics, write_atomically
+from spadework.metered import MeteredPolicy
+from spadework.policy import PolicySettings, build_policy
+from spadework.policy.base import Policy
+from spadework.sandbox import Sandbox, SandboxConfig
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """Where a run is and what it found."""
+
+    run_dir: Path
+    iterations: int
+    environments: int
+    valid: int
+    metrics: list[dict[str, Any]]
+
+
+def prepare_run_dir(run_dir: Path, config: RunConfig, resume: bool) -> RunConfig:
+    """A new run writes its resolved config; a resumed run reads it back (with overrides)."""
+    config_file = run_dir / CONFIG_FILE
+    if resume:
+        if not config_file.is_file():
+            raise UsageError(f"{run_dir}: no {CONFIG_FILE}; is this a run directory?")
+        return config
+    if config_file.exists():
+        raise UsageError(f"{run_dir} already holds a run; continue it with "
+                         f"`spadework run --resume {run_dir}` or pick another --run-dir")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    write_atomically(config_file, config.to_toml())
+    return config
+
+
+def resumed_config(run_dir: Path, overrides: dict[str, Any]) -> RunConfig:
+    """The run's own config with CLI overrides applied (e.g. more --iterations)."""
+    return load_config(run_dir / CONFIG_FILE, overrides)
+
+
+def policy_settings(config: RunConfig) -> PolicySettings:
+    p = config.policy
+    return PolicySettings(kind=p.kind, model=p.model, base_url=p.base_url, api_key_env=p.api_key_env,
+                          n_ctx=p.n_ctx, concurrency=p.concurrency, timeout_s=p.timeout_s,
+                          seed=config.run.seed)
+
+
+def open_sampler(config: RunConfig, state: dict[str, Any] | None) -> CorpusSampler | None:
+    if not config.designer.corpus:
+        return None
+    corpus = open_corpus(config.corpus.path)
+    if state and state.get("sampler"):
+        return CorpusSampler.restore(corpus, state["sampler"])
+    return CorpusSampler(corpus, seed=config.run.seed)
+
+
+def run(
+    config: RunConfig,
+    run_dir: Path,
+    *,
+    resume: bool = False,
+    policy: Policy | None = None,
+    reporter: Reporter | None = None,
+) -> RunSummary:
+    """Run (or continue) self-play until ``config.run.iterations`` are committed.
+
+    An interrupted run (Ctrl-C, kill -9) loses only its unfinished iteration, which a
+    resumed run does again from the same state.
+    """
+    config = prepare_run_dir(run_dir, config, resume)
+    if config.run.iterations < 1:
+        raise ConfigError("config field 'run.iterations': must be at least 1")
+    with Archive.open(run_dir) as archive:
+        last = archive.last_iteration()
+        start = 0 if last is None else last[0] + 1
+        rewrite_metrics(run_dir, archive)
+        sampler = open_sampler(config, last[1] if last else None)
+        metered = MeteredPolicy(policy or build_policy(policy_settings(config)))
+        reporter = reporter or SilentReporter()
+        metered.on_call = lambda n: reporter.advance(1)
+        box = config.sandbox
+        sandbox_config = SandboxConfig(pool_size=box.pool_size, call_timeout_s=box.call_timeout_s,
+                                       load_timeout_s=box.load_timeout_s)
+        try:
+            with Sandbox(sandbox_config) as sandbox:
+                loop = Loop(config, run_dir, metered, sandbox, archive, sampler, reporter)
+                for iteration in range(start, config.run.iterations):
+                    loop.run_iteration(iteration)
+        finally:
+            if policy is None:
+                metered.close()
+        return RunSummary(run_dir, config.run.iterations, len(archive), archive.count(valid=True),
+                          [m for _, m in archive.iterations()])

@@ -1,0 +1,153 @@
+"""Near-duplicate rejection: MinHash over normalised tokens, and the validator's ``novel`` check."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import itertools
+import os
+import subprocess
+import sys
+
+import pytest
+
+from spadework.archive import EnvRecord
+from spadework.designer import NoveltyIndex, checks_with_novelty, novel_check
+from spadework.designer.novelty import signature, similarity, tokens
+from spadework.envs.examples import example_paths
+from spadework.errors import CheckFailed
+from spadework.sandbox import InProcessSandbox
+from spadework.validate import CHECKS, CheckContext, CheckResult, Outcome, Verdict, validate
+from spadework.validate.checks import ValidatorConfig
+
+EXAMPLES = {path.stem: path.read_text() for path in example_paths()}
+GUESS = EXAMPLES["number_guess"]
+RENAMES = {"secret": "target", "LOW": "MIN_VALUE", "HIGH": "MAX_VALUE", "guesses": "tries",
+           "guess": "g", "low": "lo", "high": "hi", "parity": "kind", "NumberGuessEnv": "PickEnv"}
+
+
+def renamed(code: str, names: dict[str, str]) -> str:
+    """``code`` with identifiers renamed (strings untouched), rewritten from its syntax tree."""
+    tree = ast.parse(code)
+    for node in ast.walk(tree):
+        for attribute in ("id", "attr", "name", "arg"):
+            value = getattr(node, attribute, None)
+            if isinstance(value, str) and value in names:
+                setattr(node, attribute, names[value])
+    return ast.unparse(tree)
+
+
+RENAMED = renamed(GUESS, RENAMES)
+RETUNED = RENAMED.replace("(10, 99)", "(1, 100)").replace("max_turns = 10", "max_turns = 12")
+
+
+def test_the_variants_really_differ_from_the_original():
+    assert "self.target" in RENAMED and "self.secret" not in RENAMED and "class PickEnv" in RENAMED
+    assert "(1, 100)" in RETUNED and "max_turns = 12" in RETUNED
+
+
+def test_renaming_leaves_the_tokens_unchanged():
+    assert tokens(RENAMED) == tokens(GUESS)
+    assert similarity(signature(RENAMED), signature(GUESS)) == 1.0
+
+
+def test_renamed_and_retuned_copy_is_a_twin():
+    index = NoveltyIndex()
+    index.add(7, GUESS, "NumberGuessEnv")
+    for name, code in EXAMPLES.items():
+        if name != "number_guess":
+            index.add(name, code)
+    env_id, score = index.twin(RETUNED)
+    assert env_id == 7
+    assert score == 1.0  # other names and other numbers: the same game
+
+
+def test_exact_copy_up_to_comments_has_similarity_one():
+    index = NoveltyIndex()
+    index.add(3, GUESS)
+    copy = "# a copy\n" + GUESS.replace("    max_turns = 10", "    max_turns = 10  # ten")
+    assert copy != GUESS and index.twin(copy) == (3, 1.0)
+
+
+def test_different_examples_are_not_twins():
+    signatures = {name: signature(code) for name, code in EXAMPLES.items()}
+    for first, second in itertools.combinations(signatures, 2):
+        assert similarity(signatures[first], signatures[second]) < 0.3, (first, second)
+    index = NoveltyIndex()
+    index.add("guess", GUESS)
+    for name, code in EXAMPLES.items():
+        if name != "number_guess":
+            assert index.twin(code) is None, name
+
+
+def test_similarity_estimates_follow_the_size_of_the_change():
+    original = signature(GUESS)
+    retold = RETUNED.replace("Guess it by replying with one", "Find it: answer with a single")
+    small = similarity(original, signature(retold))
+    larger = similarity(original, signature(retold.replace("Reply with one whole", "Say a single")))
+    assert 1.0 > small > larger > 0.5
+
+
+def test_signatures_agree_across_processes():
+    code = ("from spadework.designer.novelty import signature\n"
+            "print(signature('x = 1\\ny = x + 2', num_perm=8))")
+    outputs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                              env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")}
+    assert len(outputs) == 1
+    assert outputs.pop().strip() == str(signature("x = 1\ny = x + 2", num_perm=8))
+
+
+def test_settings_are_checked():
+    with pytest.raises(ValueError, match="threshold"):
+        NoveltyIndex(threshold=0.0)
+    with pytest.raises(ValueError, match="num_perm"):
+        NoveltyIndex(num_perm=0)
+    assert NoveltyIndex().twin(GUESS) is None
+
+
+def record(code: str, valid: bool, id: int) -> EnvRecord:
+    outcome = Outcome.PASSED if valid else Outcome.FAILED
+    verdict = Verdict((CheckResult("parse", outcome),), isolation="none", class_name="NumberGuessEnv")
+    return dataclasses.replace(EnvRecord.new(code, verdict, origin="test"), id=id)
+
+
+def test_from_records_indexes_only_valid_records():
+    index = NoveltyIndex.from_records([record(GUESS, True, 4), record(EXAMPLES["coin_purse"], False, 5)])
+    assert len(index) == 1 and 4 in index and 5 not in index
+    assert index.name(4) == "NumberGuessEnv"
+    assert index.twin(EXAMPLES["coin_purse"]) is None
+    assert index.twin(RETUNED)[0] == 4
+
+
+def test_novel_check_names_the_twin():
+    index = NoveltyIndex()
+    index.add(12, GUESS, "NumberGuessEnv")
+    check = novel_check(index)
+    assert check.name == "novel"
+    check.run(CheckContext(EXAMPLES["coin_purse"], None, code=EXAMPLES["coin_purse"]))
+    twin = r"too similar to environment #12 \(NumberGuessEnv\) \(similarity 1\.00\)"
+    with pytest.raises(CheckFailed, match=twin):
+        check.run(CheckContext(RETUNED, None, code=RETUNED))
+    with pytest.raises(CheckFailed, match="no code to compare"):
+        check.run(CheckContext("", None))
+
+
+def test_checks_with_novelty_inserts_novel_after_static():
+    names = [check.name for check in checks_with_novelty(NoveltyIndex())]
+    assert names == ["parse", "static", "novel", *[c.name for c in CHECKS[2:]]]
+    assert [c.name for c in CHECKS].count("novel") == 0
+
+
+def test_validator_verdict_lists_the_novel_failure_with_the_twin_id():
+    index = NoveltyIndex()
+    index.add(21, GUESS, "NumberGuessEnv")
+    reply = f"Here it is:\n```python\n{RETUNED}\n```\n"
+    verdict = validate(reply, InProcessSandbox(), ValidatorConfig(), is_reply=True,
+                       checks=checks_with_novelty(index))
+    assert not verdict.valid
+    assert verdict.failure.name == "novel"
+    assert "#21" in verdict.failure.message and "similarity" in verdict.failure.message
+    assert [c.outcome for c in verdict.checks[3:]] == [Outcome.SKIPPED] * (len(CHECKS) - 2)
+    fresh = validate(EXAMPLES["coin_purse"], InProcessSandbox(), checks=checks_with_novelty(index))
+    assert fresh.valid, fresh.reason
+    assert [c.name for c in fresh.checks][2] == "novel"

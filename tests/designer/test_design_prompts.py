@@ -1,0 +1,134 @@
+"""Prompt rendering: the design, repair and hint-writing prompts, from the packaged templates."""
+
+from __future__ import annotations
+
+from importlib import resources
+
+import pytest
+
+from spadework.designer import MemoryDigest, render_design, render_hint_request, render_repair
+from spadework.designer.prompts import (
+    REPAIR_MESSAGE_CHARS,
+    advice,
+    clean_hint,
+    default_example,
+    prompt_chars,
+)
+from spadework.policy.base import Message, Role
+from spadework.validate import CHECKS, CheckResult, Outcome, Verdict
+
+DIGEST = MemoryDigest(
+    references=(("LanternEnv", "Light the lanterns in the order the riddle gives.", 0.61),),
+    recent=(("LanternEnv", "Light the lanterns."), ("TideEnv", "Predict the tide.")),
+    too_easy=("TideEnv",),
+    too_hard=("OrbitEnv",),
+)
+DOCUMENT = "The harbour master logs every ship that enters, with its cargo and its weight."
+
+
+def failed_verdict(name: str, message: str) -> Verdict:
+    results = []
+    for check in CHECKS:
+        if results and not results[-1].passed:
+            results.append(CheckResult(check.name, Outcome.SKIPPED, "skipped"))
+        elif check.name == name:
+            results.append(CheckResult(name, Outcome.FAILED, message))
+        else:
+            results.append(CheckResult(check.name, Outcome.PASSED))
+    return Verdict(tuple(results), isolation="none")
+
+
+def test_design_prompt_is_system_then_user():
+    messages = render_design(DOCUMENT, DIGEST)
+    assert [m.role for m in messages] == [Role.SYSTEM, Role.USER]
+    assert "environment designer" in messages[0].content
+
+
+def test_design_prompt_holds_document_example_and_digest():
+    user = render_design(DOCUMENT, DIGEST)[1].content
+    assert DOCUMENT in user
+    assert "class NumberGuessEnv(TextEnv):" in user
+    assert default_example().strip() in user
+    assert DIGEST.render() in user
+    assert "LanternEnv (regret 0.61)" in user and "OrbitEnv" in user
+    assert "$" not in user
+
+
+def test_design_prompt_states_the_contract_and_reply_format():
+    user = render_design(DOCUMENT, MemoryDigest())[1].content
+    for phrase in ("ends in `Env`", "from spadework.envs import TextEnv", "new_episode()", "apply(action)",
+                   "reset(seed=None)", "solution()", "hint()", "random, math, re, collections",
+                   "randomness from the seed", "exactly one ```python code block"):
+        assert phrase in user, phrase
+    assert "There is no history yet" in user
+
+
+def test_design_prompt_takes_another_example():
+    example = "class TinyEnv:\n    max_turns = 3\n"
+    user = render_design(DOCUMENT, DIGEST, example=example)[1].content
+    assert "class TinyEnv:" in user
+    assert "NumberGuessEnv" not in user
+
+
+def test_design_prompt_fits_a_small_context_without_the_document():
+    full = MemoryDigest(
+        references=tuple((f"Ref{i}Env", "x" * 200, 0.5) for i in range(2)),
+        recent=tuple((f"Recent{i}Env", "y" * 200) for i in range(5)),
+        too_easy=tuple(f"Easy{i}Env" for i in range(5)),
+        too_hard=tuple(f"Hard{i}Env" for i in range(5)),
+    )
+    chars = prompt_chars(render_design("", full))
+    assert chars <= 1_800 * 3.5, f"{chars} characters is more than about 1,800 tokens"
+
+
+def test_repair_prompt_appends_the_reply_and_the_failed_check():
+    first = render_design(DOCUMENT, DIGEST)
+    verdict = failed_verdict("solvable", "seed 1: replaying solution() (2 actions) scored 0, not 1")
+    messages = render_repair(first, "```python\nclass AEnv: pass\n```", verdict)
+    assert messages[:2] == first
+    assert messages[2] == Message(Role.ASSISTANT, "```python\nclass AEnv: pass\n```")
+    repair = messages[3]
+    assert repair.role is Role.USER
+    assert 'failed the check "solvable"' in repair.content
+    assert "seed 1: replaying solution() (2 actions) scored 0, not 1" in repair.content
+    assert advice()["solvable"] in repair.content
+    assert "whole corrected module" in repair.content and "```python" in repair.content
+
+
+def test_repair_prompt_advises_on_unknown_checks_and_cuts_long_messages():
+    results = (CheckResult("static", Outcome.PASSED), CheckResult("novel", Outcome.FAILED, "z" * 2_000))
+    verdict = Verdict(results, isolation="none")
+    text = render_repair([], "reply", verdict)[-1].content
+    assert "z" * (REPAIR_MESSAGE_CHARS - 1) + "…" in text and "z" * REPAIR_MESSAGE_CHARS not in text
+    assert advice()["novel"] in text
+    odd = Verdict((CheckResult("custom", Outcome.FAILED, "bad"),), isolation="none")
+    assert advice()["*"] in render_repair([], "reply", odd)[-1].content
+
+
+def test_repair_prompt_needs_a_failed_check():
+    valid = Verdict((CheckResult("parse", Outcome.PASSED),), isolation="none")
+    with pytest.raises(ValueError, match="no failed check"):
+        render_repair([], "reply", valid)
+
+
+def test_every_check_has_advice():
+    assert {c.name for c in CHECKS} | {"novel", "*"} <= set(advice())
+
+
+def test_hint_request_shows_the_code():
+    messages = render_hint_request("class AEnv:\n    pass\n")
+    assert [m.role for m in messages] == [Role.SYSTEM, Role.USER]
+    assert "```python\nclass AEnv:\n    pass\n```" in messages[1].content
+    assert "1 to 3 sentences" in messages[1].content
+
+
+def test_clean_hint_keeps_three_sentences_and_drops_code():
+    assert clean_hint("One. Two! Three? Four.") == "One. Two! Three?"
+    assert clean_hint("Look first.\n```python\nx = 1\n```\n") == "Look first."
+    assert clean_hint("   ") is None
+
+
+def test_templates_are_package_files():
+    folder = resources.files("spadework.designer").joinpath("prompts")
+    names = {p.name for p in folder.iterdir()}
+    assert {"system.txt", "design.txt", "repair.txt", "hint_writer.txt"} <= names

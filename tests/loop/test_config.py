@@ -1,0 +1,72 @@
+"""The run configuration: defaults, overrides, and messages that name the bad field."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from spadework.config import RunConfig, load_config
+from spadework.errors import ConfigError
+from spadework.policy.settings import PolicyKind
+
+
+def test_defaults_and_overrides():
+    config = load_config(None, {"run.designs": 3, "policy.kind": "scripted", "run.seed": None})
+    assert config.run.designs == 3
+    assert config.policy.kind is PolicyKind.SCRIPTED
+    assert config.run.seed == 0
+
+
+def test_resolved_config_round_trips_through_toml(tmp_path: Path):
+    config = load_config(None, {"designer.max_attempts": 2, "corpus.path": "my corpus.jsonl"})
+    path = tmp_path / "config.toml"
+    path.write_text(config.to_toml())
+    assert tomllib.loads(path.read_text())["designer"]["sampling"]["max_tokens"] == 1024
+    assert load_config(path) == config
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[run]\niterations = 0\n",
+         "config field 'run.iterations': Input should be greater than or equal to 1"),
+        ("[designer]\nmax_atempts = 2\n",
+         "config field 'designer.max_atempts': Extra inputs are not permitted"),
+        ("[policy]\nkind = 'gpu'\n",
+         "config field 'policy.kind': Input should be 'embedded', 'openai' or 'scripted'"),
+        ("[agent.sampling]\ntemperature = 'hot'\n",
+         "config field 'agent.sampling.temperature': Input should be a valid number"),
+        ("[run\n", "not valid TOML"),
+    ],
+)
+def test_bad_config_names_the_field(tmp_path: Path, text: str, message: str):
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as error:
+        load_config(path)
+    assert str(error.value).startswith(f"{path}: ")
+    assert message in str(error.value)
+
+
+def test_missing_config_file(tmp_path: Path):
+    with pytest.raises(ConfigError, match="no such config file"):
+        load_config(tmp_path / "nope.toml")
+
+
+def test_context_must_fit_the_model():
+    with pytest.raises(ConfigError, match="agent.context_tokens .* exceeds policy.n_ctx"):
+        load_config(None, {"agent.context_tokens": 8192, "policy.n_ctx": 4096})
+
+
+def test_every_field_is_documented():
+    def walk(model):
+        for name, field in model.model_fields.items():
+            annotation = field.annotation
+            if isinstance(annotation, type) and issubclass(annotation, RunConfig.__mro__[1]):
+                yield from walk(annotation)
+            elif model is not RunConfig:
+                yield f"{model.__name__}.{name}", field.description
+    missing = [name for name, description in walk(RunConfig) if not description]
+    assert missing == []

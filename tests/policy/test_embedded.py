@@ -1,0 +1,128 @@
+"""EmbeddedPolicy: its wiring around a FAKE llama, its errors, and one real tiny generation."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from spadework.errors import ContextOverflow, PolicyError
+from spadework.policy import Message, Role, Sampling
+from spadework.policy.embedded import EmbeddedPolicy
+from spadework.policy.models import PRESETS, part_files
+
+HELLO = [Message(Role.SYSTEM, "Answer in one short sentence."), Message(Role.USER, "Say hello.")]
+
+
+class FakeLlama:
+    """FAKE ``llama_cpp.Llama``: echoes the last message, records calls, overflows on request."""
+
+    metadata: dict[str, str] = {}
+
+    def __init__(self):
+        self.calls: list[dict] = []
+        self.closed = False
+
+    def create_chat_completion(self, **kwargs):
+        self.calls.append(kwargs)
+        last = kwargs["messages"][-1]["content"]
+        if last == "overflow":
+            raise ValueError("Requested tokens (5000) exceed context window of 4096")
+        if last == "crash":
+            raise RuntimeError("llama_decode returned -1")
+        return {"choices": [{"message": {"role": "assistant", "content": last.upper()},
+                             "finish_reason": "length"}],
+                "usage": {"prompt_tokens": len(last), "completion_tokens": 3}}
+
+    def tokenize(self, text: bytes, add_bos: bool = True, special: bool = False) -> list[int]:
+        return list(text)
+
+    def n_ctx(self) -> int:
+        return 4096
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_generate_passes_sampling_and_keeps_order():
+    fake = FakeLlama()
+    policy = EmbeddedPolicy.from_llama(fake, "embedded:fake")
+    sampling = Sampling(temperature=0.3, top_p=0.8, max_tokens=9, seed=4, stop=("END",))
+    completions = policy.generate([[Message(Role.USER, w)] for w in ("ab", "cde")], sampling)
+    assert [c.text for c in completions] == ["AB", "CDE"]
+    assert [(c.prompt_tokens, c.completion_tokens, c.finish_reason) for c in completions] == \
+        [(2, 3, "length"), (3, 3, "length")]
+    assert fake.calls[0] == {"messages": [{"role": "user", "content": "ab"}], "temperature": 0.3,
+                             "top_p": 0.8, "max_tokens": 9, "stop": ["END"], "seed": 4}
+    assert all(c.seconds >= 0 for c in completions)
+
+
+def test_llama_failures_become_policy_errors():
+    policy = EmbeddedPolicy.from_llama(FakeLlama(), "embedded:fake")
+    with pytest.raises(ContextOverflow, match=r"exceed context window of 4096\); shorten it or raise n_ctx"):
+        policy.generate_one([Message(Role.USER, "overflow")], Sampling())
+    with pytest.raises(PolicyError, match="embedded:fake failed to generate: llama_decode returned -1"):
+        policy.generate_one([Message(Role.USER, "crash")], Sampling())
+
+
+def test_count_tokens_without_a_template_sums_the_messages():
+    policy = EmbeddedPolicy.from_llama(FakeLlama())
+    assert policy.count_tokens([Message(Role.USER, "abc"), Message(Role.ASSISTANT, "de")]) == 5
+    assert policy.tokenize("hi") == [104, 105]
+
+
+def test_close_frees_the_model():
+    fake = FakeLlama()
+    with EmbeddedPolicy.from_llama(fake):
+        pass
+    assert fake.closed
+
+
+def test_unknown_models_and_files_are_refused_before_loading(tmp_path):
+    with pytest.raises(PolicyError, match="unknown model 'tiny'; use a preset"):
+        EmbeddedPolicy("tiny")
+    bad = tmp_path / "model.gguf"
+    bad.write_text("not a model")
+    with pytest.raises(PolicyError, match="is not a GGUF file"):
+        EmbeddedPolicy(str(bad))
+
+
+def test_the_package_imports_without_the_backends_loaded():
+    code = ("import sys, spadework.policy; "
+            "print(sorted(m for m in ('llama_cpp', 'httpx') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+@pytest.fixture(scope="module")
+def real_policy():
+    """The real default model (Qwen2.5-Coder-0.5B Q4_K_M) with a small context."""
+    pytest.importorskip("llama_cpp")
+    try:
+        part_files(PRESETS["qwen2.5-coder-0.5b"])
+    except PolicyError as exc:
+        pytest.skip(str(exc))
+    policy = EmbeddedPolicy("qwen2.5-coder-0.5b", n_ctx=1024)
+    yield policy
+    policy.close()
+
+
+def test_real_model_generates_and_counts_tokens(real_policy):
+    completion = real_policy.generate([HELLO], Sampling(temperature=0.0, max_tokens=12))[0]
+    assert completion.text.strip()
+    assert 0 < completion.completion_tokens <= 12
+    assert completion.prompt_tokens == real_policy.count_tokens(HELLO)
+    assert completion.finish_reason in ("stop", "length")
+    assert real_policy.tokenize("hello world") and real_policy.n_ctx == 1024
+
+
+def test_real_model_repeats_a_seeded_sample(real_policy):
+    sampling = Sampling(temperature=1.0, max_tokens=8, seed=11)
+    first, second = real_policy.generate([HELLO, HELLO], sampling)
+    assert first.text == second.text
+
+
+def test_real_model_reports_a_prompt_that_does_not_fit(real_policy):
+    with pytest.raises(ContextOverflow):
+        real_policy.generate_one([Message(Role.USER, "word " * 1100)], Sampling(max_tokens=4))

@@ -1,0 +1,63 @@
+"""PolicySettings and build_policy: validation, JSON, and one constructor per kind."""
+
+from __future__ import annotations
+
+import pytest
+
+from spadework.errors import ConfigError
+from spadework.policy import PolicyKind, PolicySettings, build_policy
+from spadework.policy.openai import OpenAIPolicy
+from spadework.policy.scripted import ScriptedPolicy
+from spadework.policy.settings import BUILDERS
+
+
+def test_every_kind_has_a_builder():
+    assert set(BUILDERS) == set(PolicyKind)
+
+
+def test_defaults_are_the_embedded_default_model():
+    settings = PolicySettings()
+    assert (settings.kind, settings.model, settings.n_ctx) == \
+        (PolicyKind.EMBEDDED, "qwen2.5-coder-0.5b", 4096)
+
+
+def test_scripted_and_openai_are_built_without_contacting_anything(monkeypatch):
+    scripted = build_policy(PolicySettings(kind=PolicyKind.SCRIPTED, seed=5))
+    assert isinstance(scripted, ScriptedPolicy) and scripted.seed == 5
+    monkeypatch.setenv("SPADE_TEST_KEY", "k")
+    settings = PolicySettings(kind=PolicyKind.OPENAI, model="served", base_url="http://127.0.0.1:9/v1/",
+                              api_key_env="SPADE_TEST_KEY", concurrency=3, max_retries=1)
+    with build_policy(settings) as openai:
+        assert isinstance(openai, OpenAIPolicy)
+        assert (openai.name, openai.base_url, openai.concurrency, openai.max_retries) == \
+            ("openai:served", "http://127.0.0.1:9/v1", 3, 1)
+
+
+def test_settings_round_trip_through_json():
+    settings = PolicySettings(kind=PolicyKind.OPENAI, model="x", n_threads=2, timeout_s=5.0)
+    data = settings.to_json()
+    assert data["kind"] == "openai"
+    assert PolicySettings.from_json(data) == settings
+
+
+@pytest.mark.parametrize(("changes", "message"), [
+    ({"concurrency": 0}, "policy field 'concurrency' is 0; it must be at least 1"),
+    ({"n_ctx": 64}, "policy field 'n_ctx' is 64; it must be at least 256"),
+    ({"timeout_s": 0.0}, "policy field 'timeout_s' is 0.0; it must be positive"),
+    ({"max_retries": -1}, "policy field 'max_retries' is -1; it must be 0 or more"),
+    ({"n_threads": 0}, "policy field 'n_threads' is 0; it must be None or at least 1"),
+    ({"model": " "}, "policy field 'model' is ' '; it must be a preset name, a GGUF path or a model name"),
+])
+def test_invalid_settings_name_the_field(changes, message):
+    with pytest.raises(ConfigError) as caught:
+        PolicySettings(**changes)
+    assert str(caught.value) == message
+
+
+def test_json_with_unknown_fields_or_kinds_is_refused():
+    with pytest.raises(ConfigError, match="unknown field\\(s\\) temperature"):
+        PolicySettings.from_json({"temperature": 1.0})
+    with pytest.raises(ConfigError, match="'kind' is 'hf'; use one of embedded, openai, scripted"):
+        PolicySettings.from_json({"kind": "hf"})
+    with pytest.raises(ConfigError, match="policy field 'kind' is 'openai'"):
+        PolicySettings(kind="openai")
