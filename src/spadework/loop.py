@@ -27,6 +27,7 @@ from spadework.designer import (
     checks_with_novelty,
     design_batch,
 )
+from spadework.envs.examples import example_paths
 from spadework.metered import MeteredPolicy
 from spadework.outcomes import (
     DesignOutcome,
@@ -122,13 +123,17 @@ class Loop:
         records = list(self.archive.records())
         digest = build_digest(records) if designer.memory else MemoryDigest()
         novelty = NoveltyIndex.from_records(records, threshold=designer.novelty_threshold)
+        examples = example_paths()
+        for path in examples:  # a copy of a bundled example is not a new environment
+            novelty.add(f"example:{path.stem}", path.read_text(encoding="utf-8"))
+        example = examples[iteration % len(examples)].read_text(encoding="utf-8")
         self.reporter.phase(f"iteration {iteration}: designing", designer.max_attempts)
         return design_batch(
             self.policy, self.sandbox, documents, digest,
             sampling=self.sampling(designer.sampling, iteration),
             max_attempts=designer.max_attempts, checks=checks_with_novelty(novelty), novelty=novelty,
             design_ids=[f"i{iteration}-d{k}" for k in range(len(documents))],
-            hint_call=designer.hint_writer,
+            hint_call=designer.hint_writer, example=example,
         )
 
     def play(self, iteration: int, designs: Sequence[Design]) -> list[Episode]:
@@ -168,6 +173,13 @@ def first_observation(episode: Episode | None) -> str:
     return users[0].split("\nHint:")[0][:300] if users else ""
 
 
+def sample_transcript(episode: Episode) -> dict[str, Any]:
+    """An episode as stored with its environment: everything but its timing."""
+    data = episode.to_json()
+    data.pop("seconds", None)
+    return data
+
+
 def archive_records(
     iteration: int, designs: Sequence[Design], outcomes: Sequence[DesignOutcome],
     episodes: Sequence[Episode], documents: Sequence[tuple[str, str, str | None]],
@@ -176,7 +188,8 @@ def archive_records(
     records = []
     for design, outcome in zip(designs, outcomes, strict=True):
         own = [e for e in episodes if e.env_id == design.design_id]
-        samples = {arm.value: next((e.to_json() for e in own if e.arm is arm), None) for arm in Arm}
+        samples = {arm.value: next((sample_transcript(e) for e in own if e.arm is arm), None)
+                   for arm in Arm}
         for attempt in design.attempts:
             metrics: dict[str, Any] = {
                 "iteration": iteration, "design_id": design.design_id, "attempt": attempt.attempt,

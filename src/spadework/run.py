@@ -45,6 +45,8 @@ def prepare_run_dir(run_dir: Path, config: RunConfig, resume: bool) -> RunConfig
 
 def resumed_config(run_dir: Path, overrides: dict[str, Any]) -> RunConfig:
     """The run's own config with CLI overrides applied (e.g. more --iterations)."""
+    if not (run_dir / CONFIG_FILE).is_file():
+        raise UsageError(f"{run_dir}: no {CONFIG_FILE}; is this a run directory?")
     return load_config(run_dir / CONFIG_FILE, overrides)
 
 

@@ -1,0 +1,154 @@
+"""`spadework run` end to end with the scripted fake policy: archive, metrics, resume, bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from spadework.archive import Archive
+from spadework.cli import main
+from spadework.config import load_config
+from spadework.policy.scripted import ScriptedPolicy
+from spadework.run import run
+
+STABLE = ("design/valid_rate", "design/repair_success", "reward/regret_mean",
+          "rollout/solve_rate_nohint", "rollout/solve_rate_hint", "perf/tokens_per_s")
+
+
+def scripted(**overrides):
+    values = {"policy.kind": "scripted", "run.iterations": 2, "run.designs": 3, "run.plays": 2,
+              "sandbox.pool_size": 2}
+    values.update(overrides)
+    return load_config(None, values)
+
+
+def snapshot(run_dir: Path) -> tuple[list, list]:
+    """What a run produced, without timestamps and timings."""
+    with Archive.open(run_dir, create=False) as archive:
+        records = [(r.origin, r.content_hash, r.valid, r.reason, json.dumps(r.metrics, sort_keys=True))
+                   for r in archive.records()]
+    lines = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
+    metrics = [{k: v for k, v in m.items() if not k.startswith("perf/")} for m in lines]
+    return records, metrics
+
+
+@pytest.mark.timeout(120)
+def test_cli_run_end_to_end(tmp_path: Path, capsys):
+    run_dir = tmp_path / "run"
+    code = main(["run", "--policy", "scripted", "--iterations", "2", "--designs", "3", "--plays", "2",
+                 "--run-dir", str(run_dir), "--seed", "3"])
+    printed = capsys.readouterr().out
+    assert code == 0
+    assert f"run directory: {run_dir}" in printed
+    assert (run_dir / "config.toml").read_text().count("kind = \"scripted\"") == 1
+    lines = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
+    assert [m["iteration"] for m in lines] == [0, 1]
+    assert all(set(STABLE) <= set(m) for m in lines)
+    with Archive.open(run_dir, create=False) as archive:
+        finals = [r for r in archive.records(valid=True) if r.metrics["final"]]
+    assert finals, "the scripted designer writes valid environments"
+    for record in finals:
+        metrics = record.metrics
+        assert len(metrics["scores_nohint"]) == len(metrics["scores_hint"]) == 2
+        expected = max(0.0, sum(h - n for h, n in zip(metrics["scores_hint"], metrics["scores_nohint"],
+                                                     strict=True)) / 2)
+        assert metrics["regret"] == pytest.approx(expected)
+        assert metrics["transcripts"]["hint"]["arm"] == "hint"
+    assert any(r.metrics["regret"] > 0 for r in finals)
+    episodes = (run_dir / "episodes" / "iteration-0001.jsonl").read_text().splitlines()
+    assert len(episodes) == 4 * sum(1 for r in finals if r.metrics["iteration"] == 1)
+
+
+class CrashingPolicy(ScriptedPolicy):
+    """FAKE: the scripted policy, dying after a number of generate calls (a crash mid-iteration)."""
+
+    def __init__(self, calls: int):
+        super().__init__()
+        self.left = calls
+
+    def generate(self, conversations, sampling):
+        self.left -= 1
+        if self.left < 0:
+            raise KeyboardInterrupt
+        return super().generate(conversations, sampling)
+
+
+@pytest.mark.timeout(180)
+def test_resume_after_a_crash_ends_like_an_uninterrupted_run(tmp_path: Path):
+    config = scripted(**{"run.iterations": 3})
+    run(config, tmp_path / "whole")
+    with pytest.raises(KeyboardInterrupt):
+        run(config, tmp_path / "broken", policy=CrashingPolicy(calls=9))
+    committed = len((tmp_path / "broken" / "metrics.jsonl").read_text().splitlines())
+    assert 0 < committed < 3
+    summary = run(config, tmp_path / "broken", resume=True)
+    assert summary.iterations == 3
+    assert snapshot(tmp_path / "broken") == snapshot(tmp_path / "whole")
+
+
+@pytest.mark.timeout(180)
+def test_kill_9_loses_nothing_committed_and_repeats_nothing(tmp_path: Path):
+    run_dir = tmp_path / "run"
+    command = [sys.executable, "-m", "spadework.cli", "run", "--policy", "scripted", "--iterations",
+               "40", "--designs", "2", "--plays", "1", "--run-dir", str(run_dir)]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    metrics = run_dir / "metrics.jsonl"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and (not metrics.exists() or len(metrics.read_text().splitlines()) < 2):
+        time.sleep(0.05)
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    before = snapshot(run_dir)
+    assert len(before[1]) >= 2
+    done = subprocess.run([sys.executable, "-m", "spadework.cli", "run", "--resume", str(run_dir),
+                           "--iterations", str(len(before[1]) + 1)], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    after = snapshot(run_dir)
+    assert after[0][:len(before[0])] == before[0] and after[1][:len(before[1])] == before[1]
+    assert [m["iteration"] for m in after[1]] == list(range(len(before[1]) + 1))
+    origins = [origin for origin, *_ in after[0]]
+    assert len(origins) == len(set(origins))
+
+
+def test_bad_corpus_lines_are_skipped(tmp_path: Path):
+    corpus = tmp_path / "corpus.jsonl"
+    good = [json.dumps({"text": f"Document {i} about rivers, bridges and ferries.", "domain": "travel"})
+            for i in range(5)]
+    corpus.write_text("\n".join(good + ["{not json", json.dumps({"title": "no text"})]) + "\n")
+    summary = run(scripted(**{"run.iterations": 1, "corpus.path": str(corpus)}), tmp_path / "run")
+    assert summary.environments >= 3
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--corpus", "{tmp}/missing.jsonl"], "{tmp}/missing.jsonl"),
+        (["--corpus", "{tmp}/empty.jsonl"], "no valid documents"),
+        (["--config", "{tmp}/bad.toml"], "config field 'run.designs'"),
+        (["--resume", "{tmp}/nowhere"], "no config.toml; is this a run directory?"),
+    ],
+)
+def test_bad_input_gets_one_line(tmp_path: Path, args, message):
+    (tmp_path / "empty.jsonl").write_text("{broken\n\n")
+    (tmp_path / "bad.toml").write_text("[run]\ndesigns = -1\n")
+    fill = {"tmp": str(tmp_path)}
+    command = [sys.executable, "-m", "spadework.cli", "run", "--policy", "scripted",
+               "--run-dir", str(tmp_path / "run"), *(a.format(**fill) for a in args)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    assert done.stderr.count("\n") == 1 and message.format(**fill) in done.stderr
+
+
+def test_existing_run_needs_resume(tmp_path: Path):
+    run(scripted(**{"run.iterations": 1, "run.designs": 1}), tmp_path / "run")
+    with pytest.raises(Exception, match="already holds a run; continue it with"):
+        run(scripted(), tmp_path / "run")
