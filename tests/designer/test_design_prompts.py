@@ -47,7 +47,7 @@ def test_design_prompt_is_system_then_user():
 def test_design_prompt_holds_document_example_and_digest():
     user = render_design(DOCUMENT, DIGEST)[1].content
     assert DOCUMENT in user
-    assert "class NumberGuessEnv(TextEnv):" in user
+    assert "class CodeLockEnv(TextEnv):" in user
     assert default_example().strip() in user
     assert DIGEST.render() in user
     assert "LanternEnv (regret 0.61)" in user and "OrbitEnv" in user
@@ -67,7 +67,7 @@ def test_design_prompt_takes_another_example():
     example = "class TinyEnv:\n    max_turns = 3\n"
     user = render_design(DOCUMENT, DIGEST, example=example)[1].content
     assert "class TinyEnv:" in user
-    assert "NumberGuessEnv" not in user
+    assert "CodeLockEnv" not in user
 
 
 def test_design_prompt_fits_a_small_context_without_the_document():
@@ -132,3 +132,14 @@ def test_templates_are_package_files():
     folder = resources.files("spadework.designer").joinpath("prompts")
     names = {p.name for p in folder.iterdir()}
     assert {"system.txt", "design.txt", "repair.txt", "hint_writer.txt"} <= names
+
+
+def test_the_prompt_example_is_valid_and_keeps_everything_in_its_class():
+    from spadework.designer.prompts import default_example
+    from spadework.sandbox import InProcessSandbox
+    from spadework.validate import validate
+
+    code = default_example()
+    assert validate(code, InProcessSandbox()).valid
+    top_level = [line for line in code.splitlines() if line and not line[0].isspace()]
+    assert top_level == ["from spadework.envs import TextEnv", "class CodeLockEnv(TextEnv):"]

@@ -13,13 +13,14 @@ from importlib import resources
 from string import Template
 
 from spadework.designer.memory import MemoryDigest
-from spadework.envs.examples import example_paths
 from spadework.policy.base import Conversation, Message, Role
 from spadework.validate.parse import code_blocks
 from spadework.validate.verdict import Verdict
 
-DEFAULT_EXAMPLE = "number_guess"
-"""The bundled example shown in the design prompt unless the caller gives another."""
+EXAMPLE_TEMPLATE = "example"
+"""The example shown in the design prompt unless the caller gives another: ``prompts/example.txt``.
+Small models copy the class and drop whatever stands outside it, so the example keeps
+everything inside its one class."""
 
 REPAIR_MESSAGE_CHARS = 600
 """The most characters of a check's message quoted in a repair prompt."""
@@ -48,9 +49,8 @@ def advice() -> dict[str, str]:
 
 @cache
 def default_example() -> str:
-    """The source of the bundled example environment used in design prompts."""
-    path = next(p for p in example_paths() if p.stem == DEFAULT_EXAMPLE)
-    return path.read_text("utf-8")
+    """The source of the example environment shown in design prompts."""
+    return template(EXAMPLE_TEMPLATE).template + "\n"
 
 
 def system_message() -> Message:
@@ -65,7 +65,7 @@ def render_design(document: str, digest: MemoryDigest, example: str | None = Non
         document: the grounding document, already cut to the prompt's budget.
         digest: what the designer is told about its past environments.
         example: the source of one complete example environment; ``None`` for the bundled
-            default (``number_guess``).
+            default (``prompts/example.txt``).
 
     Returns:
         ``[system, user]``.

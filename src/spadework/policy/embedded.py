@@ -103,6 +103,11 @@ class EmbeddedPolicy:
         self._format = _formatter(llm)
 
     @property
+    def llm(self) -> Any:
+        """The loaded ``llama_cpp.Llama`` (for benchmarks and adapter loading)."""
+        return self._llm
+
+    @property
     def n_ctx(self) -> int:
         """The context window in tokens."""
         return int(self._llm.n_ctx())
