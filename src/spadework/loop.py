@@ -104,7 +104,7 @@ class Loop:
             "corpus/documents_used": float(len(documents)),
         })
         self.save_episodes(iteration, episodes)
-        records = archive_records(iteration, designs, outcomes, episodes, documents)
+        records = archive_records(iteration, designs, outcomes, episodes)
         state = {"sampler": self.sampler.state() if self.sampler else None}
         self.archive.commit_iteration(iteration, records, {"iteration": iteration, **metrics}, state)
         append_metrics(self.run_dir, {"iteration": iteration, **metrics})
@@ -182,7 +182,7 @@ def sample_transcript(episode: Episode) -> dict[str, Any]:
 
 def archive_records(
     iteration: int, designs: Sequence[Design], outcomes: Sequence[DesignOutcome],
-    episodes: Sequence[Episode], documents: Sequence[tuple[str, str, str | None]],
+    episodes: Sequence[Episode],
 ) -> list[EnvRecord]:
     """One record per attempt of every design; the final valid attempt carries the results."""
     records = []
