@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from spadework.archive import EnvRecord, content_hash, normalise_source
 from spadework.errors import CheckFailed
+from spadework.sandbox.loader import bound_names
 from spadework.validate.checks import CHECKS, Check, CheckContext
 
 MERSENNE = (1 << 61) - 1
@@ -69,19 +70,11 @@ def own_names(code: str) -> frozenset[str]:
         tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return frozenset()
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            names.add(node.id)
-        elif isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
-            names.add(node.attr)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, ast.arg):
-            names.add(node.arg)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            names.add(node.name)
-    return frozenset(names - CONTRACT_NAMES)
+    imported = {(alias.asname or alias.name).split(".")[0] for node in ast.walk(tree)
+                if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names}
+    attributes = {node.attr for node in ast.walk(tree)
+                  if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load)}
+    return frozenset((bound_names(tree) - imported | attributes) - CONTRACT_NAMES)
 
 
 def tokens(code: str) -> list[str]:
