@@ -17,10 +17,10 @@ SUMMARY = (
     ("valid", "design/valid_rate", "{:.0%}"),
     ("repaired", "design/repair_success", "{:.0%}"),
     ("regret", "reward/regret_mean", "{:.3f}"),
-    ("solved (no hint)", "rollout/solve_rate_nohint", "{:.0%}"),
-    ("solved (hint)", "rollout/solve_rate_hint", "{:.0%}"),
+    ("solved", "rollout/solve_rate_nohint", "{:.0%}"),
+    ("with hint", "rollout/solve_rate_hint", "{:.0%}"),
     ("episodes", "rollout/episodes", "{:.0f}"),
-    ("tokens/s", "perf/tokens_per_s", "{:.1f}"),
+    ("tok/s", "perf/tokens_per_s", "{:.1f}"),
     ("seconds", "perf/iteration_s", "{:.0f}"),
 )
 
