@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Protocol
 
@@ -42,7 +42,8 @@ class Sampling:
         temperature: 0 means greedy.
         top_p: nucleus sampling mass.
         max_tokens: most new tokens per completion.
-        seed: makes sampling repeatable where the backend supports it.
+        seed: makes sampling repeatable where the backend supports it; in a batch, the
+            i-th conversation uses ``seed + i`` (see ``for_item``), so equal prompts differ.
         stop: strings that end a completion.
     """
 
@@ -51,6 +52,14 @@ class Sampling:
     max_tokens: int = 512
     seed: int | None = None
     stop: tuple[str, ...] = field(default_factory=tuple)
+
+    def for_item(self, index: int) -> Sampling:
+        """The settings for the ``index``-th conversation of a batch.
+
+        >>> Sampling(seed=10).for_item(2).seed, Sampling().for_item(2).seed
+        (12, None)
+        """
+        return self if self.seed is None else replace(self, seed=self.seed + index)
 
 
 @dataclass(frozen=True)

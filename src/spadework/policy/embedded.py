@@ -114,7 +114,7 @@ class EmbeddedPolicy:
 
     def generate(self, conversations: Sequence[Conversation], sampling: Sampling) -> list[Completion]:
         """One completion per conversation, in order (run one after another)."""
-        return [self.generate_one(c, sampling) for c in conversations]
+        return [self.generate_one(c, sampling.for_item(i)) for i, c in enumerate(conversations)]
 
     def generate_one(self, conversation: Conversation, sampling: Sampling) -> Completion:
         """One completion.

@@ -157,8 +157,8 @@ class OpenAIPolicy:
                 failing after ``max_retries`` retries (the first failure, in conversation order).
         """
         self.check_model()
-        futures: list[Future[Completion]] = [self._pool.submit(self.generate_one, c, sampling)
-                                             for c in conversations]
+        futures: list[Future[Completion]] = [self._pool.submit(self.generate_one, c, sampling.for_item(i))
+                                             for i, c in enumerate(conversations)]
         try:
             return [future.result() for future in futures]
         except BaseException:
