@@ -223,6 +223,10 @@ def design_batch(
     return write_hints(policy, designs, sampling) if hint_call else designs
 
 
+ROUND_SEED_STRIDE = 7919
+"""How far apart the sampling seeds of two repair rounds are (a batch never gets this large)."""
+
+
 def run_rounds(
     policy: Policy,
     firsts: Sequence[tuple[Message, ...]],
@@ -245,7 +249,8 @@ def run_rounds(
         if not pending:
             break
         order = list(pending)
-        completions = generate_all(policy, [pending[i] for i in order], sampling)
+        round_sampling = sampling.for_item(ROUND_SEED_STRIDE * (number - 1))  # a new draw per round
+        completions = generate_all(policy, [pending[i] for i in order], round_sampling)
         for i, completion, verdict in zip(order, completions, judge(order, completions), strict=True):
             attempts[i].append(DesignAttempt(number, pending[i], completion.text,
                                              reply_code(completion.text), verdict,
