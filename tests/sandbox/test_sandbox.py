@@ -158,3 +158,46 @@ def test_in_process_fake_gives_the_same_values(source, sandbox, good_source):
         expected = play(env)
     with sandbox.open(source) as env:
         assert play(env) == expected
+
+
+OVERRIDDEN_RESET = '''
+from spadework.envs import TextEnv
+
+
+class PickEnv(TextEnv):
+    max_turns = 3
+
+    def reset(self, seed=None):
+        self.target = self.rng.randint(1, 9)
+        return f"Pick the number {self.target}.", {}
+
+    def apply(self, action):
+        return ("Yes.", 1.0, True) if action == str(self.target) else ("No.", 0.0, False)
+
+    def solution(self):
+        return [self.target]
+
+    def hint(self):
+        return "Read the first line."
+'''
+
+
+def test_textenv_subclass_overriding_reset_gets_its_rng_and_numbers_become_actions(sandbox):
+    with sandbox.open(OVERRIDDEN_RESET) as env:
+        first = env.reset(4)
+        assert env.reset(4) == first
+        target = first[0].split()[-1].rstrip(".")
+        assert env.solution() == [target]
+        assert env.step(target)[:3] == ["Yes.", 1.0, True]
+        assert env.tolerances == [
+            "reset() overrides TextEnv.reset without making self.rng; made it from the seed",
+            "solution() returned numbers as actions; read them as text",
+        ]
+
+
+def test_textenv_subclass_making_its_own_rng_is_not_a_tolerance(sandbox):
+    own_rng = "        self.rng = __import__('random').Random(seed)\n        self.target = self.rng"
+    source = OVERRIDDEN_RESET.replace("        self.target = self.rng", own_rng)
+    with sandbox.open(source) as env:
+        env.reset(4)
+        assert not any("self.rng" in t for t in env.tolerances)

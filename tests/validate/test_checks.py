@@ -90,7 +90,7 @@ EXPECTED: dict[str, tuple[str, str]] = {
         "contract", "seed 0, action '964': step() returned info of type None; return a dict"),
     "contract_hint_not_str.py": ("contract", "seed 0: hint() returned a list; return a str"),
     "contract_solution_not_str.py": (
-        "contract", "seed 0: solution() returned an action of type int; actions are str"),
+        "contract", "seed 0: solution() returned an action of type list; actions are str"),
     "contract_step_raises.py": (
         "contract", "step() raised ZeroDivisionError: float division by zero (line 16, in step: "
                     "return \"Correct.\", 1.0 / self.wrong, True, False, {})"),

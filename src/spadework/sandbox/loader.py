@@ -18,6 +18,7 @@ import sys
 import types
 from typing import Any
 
+from spadework.envs.base import TextEnv
 from spadework.envs.contract import COMMON_MODULES, COMMON_NAMES, DEFAULT_MAX_TURNS
 
 ENV_FILENAME = "<environment>"
@@ -125,6 +126,15 @@ def load(source: str, default_max_turns: int = DEFAULT_MAX_TURNS) -> EnvAdapter:
     return EnvAdapter(cls(), names[0], default_max_turns, tolerances)
 
 
+def _is_number(value: Any) -> bool:
+    """Whether an action is a plain number (a slip for its text).
+
+    >>> _is_number(3), _is_number(2.5), _is_number(True), _is_number("3")
+    (True, True, False, False)
+    """
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 class EnvAdapter:
     """Calls an environment instance through the contract, tolerating known slips.
 
@@ -141,6 +151,7 @@ class EnvAdapter:
             env.max_turns = default_max_turns
             self._tolerate(f"max_turns is missing; used the default of {default_max_turns}")
         self._reset_mode = self._reset_mode_of(env)
+        self._overrides_base_reset = isinstance(env, TextEnv) and type(env).reset is not TextEnv.reset
 
     @property
     def max_turns(self) -> Any:
@@ -167,16 +178,25 @@ class EnvAdapter:
         if seed is None:
             seed = random.SystemRandom().randrange(2**31)
         random.seed(seed)
+        ours = self._prepare_base_state(seed) if self._overrides_base_reset else None
         if self._reset_mode == "keyword":
             result = self.env.reset(seed=seed)
         elif self._reset_mode == "positional":
             result = self.env.reset(seed)
         else:
             result = self.env.reset()
+        if ours is not None and getattr(self.env, "rng", None) is ours:
+            self._tolerate("reset() overrides TextEnv.reset without making self.rng; made it from the seed")
         if isinstance(result, str):
             self._tolerate("reset() returned only the observation; read it as (observation, {})")
             return (result, {})
         return result
+
+    def _prepare_base_state(self, seed: int) -> random.Random:
+        """A TextEnv subclass that writes its own reset() still gets what TextEnv.reset sets up."""
+        self.env.rng = random.Random(seed)
+        self.env.turn, self.env.over = 0, False
+        return self.env.rng
 
     def step(self, action: str) -> Any:
         result = self.env.step(action)
@@ -194,7 +214,10 @@ class EnvAdapter:
             self._tolerate("solution() returned one string; read it as a list of one action")
             return [actions]
         if isinstance(actions, tuple):
-            return list(actions)
+            actions = list(actions)
+        if isinstance(actions, list) and any(_is_number(a) for a in actions):
+            self._tolerate("solution() returned numbers as actions; read them as text")
+            actions = [str(a) if _is_number(a) else a for a in actions]
         return actions
 
     def hint(self) -> Any:
