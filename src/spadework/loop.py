@@ -166,11 +166,11 @@ class Loop:
 
 
 def first_observation(episode: Episode | None) -> str:
-    """The environment's first observation in an episode (the user message after the system)."""
+    """The first observation of a no-hint episode (its first user message), shortened."""
     if episode is None:
         return ""
     users = [m.content for m in episode.messages if m.role.value == "user"]
-    return users[0].split("\nHint:")[0][:300] if users else ""
+    return users[0][:300] if users else ""
 
 
 def sample_transcript(episode: Episode) -> dict[str, Any]:

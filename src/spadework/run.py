@@ -9,7 +9,7 @@ from typing import Any
 from spadework.archive import Archive
 from spadework.config import CONFIG_FILE, RunConfig, load_config
 from spadework.corpus import CorpusSampler, open_corpus
-from spadework.errors import ConfigError, UsageError
+from spadework.errors import UsageError
 from spadework.loop import Loop, Reporter, SilentReporter, rewrite_metrics, write_atomically
 from spadework.metered import MeteredPolicy
 from spadework.policy import PolicySettings, build_policy
@@ -80,16 +80,14 @@ def run(
     resumed run does again from the same state.
     """
     config = prepare_run_dir(run_dir, config, resume)
-    if config.run.iterations < 1:
-        raise ConfigError("config field 'run.iterations': must be at least 1")
     with Archive.open(run_dir) as archive:
         last = archive.last_iteration()
         start = 0 if last is None else last[0] + 1
         rewrite_metrics(run_dir, archive)
         sampler = open_sampler(config, last[1] if last else None)
-        metered = MeteredPolicy(policy or build_policy(policy_settings(config)))
         reporter = reporter or SilentReporter()
-        metered.on_call = lambda n: reporter.advance(1)
+        metered = MeteredPolicy(policy or build_policy(policy_settings(config)),
+                                on_call=lambda _: reporter.advance(1))
         box = config.sandbox
         sandbox_config = SandboxConfig(pool_size=box.pool_size, call_timeout_s=box.call_timeout_s,
                                        load_timeout_s=box.load_timeout_s)

@@ -60,9 +60,6 @@ class Trace:
     steps: list[list[Any]]
     score: float
 
-    @property
-    def ended(self) -> bool:
-        return bool(self.steps) and (self.steps[-1][2] or self.steps[-1][3])
 
 
 @dataclass
