@@ -101,6 +101,8 @@ class EmbeddedPolicy:
         self.path = path
         self._lock = threading.Lock()
         self._format = _formatter(llm)
+        self._adapter: Any = None
+        self.adapter_path: Path | None = None
 
     @property
     def llm(self) -> Any:
@@ -165,6 +167,35 @@ class EmbeddedPolicy:
         with self._lock:
             return len(self._llm.tokenize(rendered.prompt.encode("utf-8"),
                                           add_bos=not rendered.added_special, special=True))
+
+    def load_adapter(self, path: Path | None, scale: float = 1.0) -> None:
+        """Serve the base model with the GGUF LoRA adapter at ``path`` from now on (None: none).
+
+        The adapter replaces the previous one in place (the base weights stay loaded), and the
+        cached prompt state is dropped so no reply mixes old and new weights.
+
+        Raises:
+            PolicyError: llama.cpp cannot read ``path`` as a LoRA adapter of this model.
+        """
+        import ctypes
+
+        import llama_cpp
+
+        with self._lock:
+            new = None
+            if path is not None:
+                new = llama_cpp.llama_adapter_lora_init(self._llm._model.model, str(path).encode("utf-8"))
+                if not new:
+                    raise PolicyError(f"llama.cpp could not load the LoRA adapter {path}; it must be a GGUF "
+                                      f"adapter written for {self.name}")
+            adapters = (llama_cpp.llama_adapter_lora_p_ctypes * 1)(new) if new else None
+            scales = (ctypes.c_float * 1)(scale) if new else None
+            if llama_cpp.llama_set_adapters_lora(self._llm._ctx.ctx, adapters, 1 if new else 0, scales):
+                raise PolicyError(f"llama.cpp could not apply the LoRA adapter {path}")
+            if self._adapter:
+                llama_cpp.llama_adapter_lora_free(self._adapter)
+            self._adapter, self.adapter_path = new, path
+            self._llm.reset()
 
     def close(self) -> None:
         """Free the model's memory; the policy cannot generate afterwards."""

@@ -73,16 +73,21 @@ class TokenizedTranscript:
         return cls([int(i) for i in data["ids"]], [int(m) for m in data["mask"]])
 
 
-def render_pieces(messages: Sequence[Message], template: ChatTemplate = CHATML) -> list[tuple[str, bool]]:
+def render_pieces(
+    messages: Sequence[Message], template: ChatTemplate = CHATML, *, last_only: bool = False
+) -> list[tuple[str, bool]]:
     """The rendered transcript as pieces of text, each marked True when trained on.
+
+    ``last_only`` trains on the last message alone (a designer's repair reply, whose
+    conversation holds its earlier replies as context).
 
     >>> render_pieces([Message(Role.USER, "hi"), Message(Role.ASSISTANT, "yo")])
     [('<|im_start|>user\\n', False), ('hi', False), ('<|im_end|>', False), ('\\n', False), \
 ('<|im_start|>assistant\\n', False), ('yo', True), ('<|im_end|>', True), ('\\n', False)]
     """
     pieces = []
-    for message in messages:
-        trained = message.role is Role.ASSISTANT
+    for number, message in enumerate(messages, 1):
+        trained = message.role is Role.ASSISTANT and (not last_only or number == len(messages))
         pieces += [
             (template.header.format(role=message.role.value), False),
             (message.content, trained),
@@ -102,7 +107,8 @@ def render_text(messages: Sequence[Message], template: ChatTemplate = CHATML) ->
 
 
 def render_tokens(
-    messages: Sequence[Message], tokenizer: Tokenizer, template: ChatTemplate = CHATML
+    messages: Sequence[Message], tokenizer: Tokenizer, template: ChatTemplate = CHATML, *,
+    last_only: bool = False,
 ) -> TokenizedTranscript:
     """Token ids of the rendered transcript, with mask 1 exactly on the assistant's contents and
     their closing footer, and 0 on system and user messages, role headers and separators.
@@ -111,6 +117,7 @@ def render_tokens(
         messages: the transcript (e.g. ``Episode.messages``).
         tokenizer: encodes one piece of text; must not add special tokens of its own.
         template: the chat template the policy was prompted with.
+        last_only: train on the last message only (see ``render_pieces``).
 
     >>> class FakeBytes:
     ...     def encode(self, text):
@@ -123,7 +130,7 @@ def render_tokens(
     """
     ids: list[int] = []
     mask: list[int] = []
-    for text, trained in render_pieces(messages, template):
+    for text, trained in render_pieces(messages, template, last_only=last_only):
         piece = tokenizer.encode(text) if text else []
         ids += piece
         mask += [int(trained)] * len(piece)

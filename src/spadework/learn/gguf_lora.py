@@ -1,0 +1,73 @@
+"""A PEFT LoRA adapter written as a GGUF LoRA adapter, which llama.cpp applies to an unchanged base.
+
+The file says ``general.type = adapter``, ``adapter.type = lora`` and ``adapter.lora.alpha``
+(llama.cpp scales by alpha / rank, as PEFT does), and holds one float32 pair per adapted
+projection: ``blk.<layer>.<tensor>.weight.lora_a`` (rank × in) and ``.lora_b`` (out × rank),
+PEFT's A and B as they are.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from spadework.errors import ConfigError
+
+GGUF_TENSOR = {
+    "q_proj": "attn_q", "k_proj": "attn_k", "v_proj": "attn_v", "o_proj": "attn_output",
+    "gate_proj": "ffn_gate", "up_proj": "ffn_up", "down_proj": "ffn_down",
+}
+"""llama.cpp's tensor name for each projection of a Llama/Qwen2-style layer."""
+
+PEFT_NAME = re.compile(r"layers\.(?P<layer>\d+)\.(?:self_attn|mlp)\.(?P<proj>\w+)\.lora_(?P<ab>[AB])\.\w+\.weight$")
+
+
+def gguf_tensor_name(peft_name: str) -> str:
+    """The GGUF adapter's name for one PEFT LoRA weight.
+
+    >>> gguf_tensor_name("base_model.model.model.layers.3.self_attn.q_proj.lora_A.default.weight")
+    'blk.3.attn_q.weight.lora_a'
+    >>> gguf_tensor_name("base_model.model.model.layers.0.mlp.down_proj.lora_B.default.weight")
+    'blk.0.ffn_down.weight.lora_b'
+    """
+    match = PEFT_NAME.search(peft_name)
+    if match is None or match["proj"] not in GGUF_TENSOR:
+        raise ConfigError(f"LoRA weight {peft_name!r} has no llama.cpp name; adapt only "
+                          f"{', '.join(GGUF_TENSOR)} to serve the adapter with llama.cpp")
+    return f"blk.{match['layer']}.{GGUF_TENSOR[match['proj']]}.weight.lora_{match['ab'].lower()}"
+
+
+def lora_tensors(peft_model: Any) -> Iterator[tuple[str, Any]]:
+    """(GGUF name, float32 numpy array) for every LoRA weight of the active adapter."""
+    for name, param in peft_model.named_parameters():
+        if ".lora_A." in name or ".lora_B." in name:
+            yield gguf_tensor_name(name), param.detach().float().cpu().numpy()
+
+
+def write_gguf_lora(tensors: Iterable[tuple[str, Any]], alpha: float, path: Path, architecture: str = "qwen2") -> Path:
+    """Write the tensors as a GGUF LoRA adapter at ``path`` (atomically: a reader never sees half)."""
+    import gguf
+
+    partial = path.with_name(f"{path.name}.partial-{os.getpid()}")
+    writer = gguf.GGUFWriter(str(partial), arch=architecture)
+    writer.add_string("general.type", "adapter")
+    writer.add_string("adapter.type", "lora")
+    writer.add_float32("adapter.lora.alpha", float(alpha))
+    for name, array in tensors:
+        writer.add_tensor(name, array)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    os.replace(partial, path)
+    return path
+
+
+def export_adapter(peft_model: Any, path: Path) -> Path:
+    """The PEFT model's active LoRA adapter as a GGUF adapter file at ``path``."""
+    config = peft_model.peft_config[peft_model.active_adapter]
+    architecture = getattr(peft_model.config, "model_type", "qwen2")
+    return write_gguf_lora(lora_tensors(peft_model), config.lora_alpha, path, architecture)

@@ -1,0 +1,220 @@
+"""The learner: one policy-gradient update of the LoRA adapter per iteration, on both roles' samples.
+
+An update packs the samples into micro-batches of at most ``micro_batch_tokens`` (padded)
+tokens, accumulates the gradient of the whole batch's loss over them, clips the gradient
+norm and takes one AdamW step (per epoch). Under ``accelerate`` each process takes every
+n-th micro-batch and the gradient is summed across processes, so the loss and the step are
+those of one process on the whole batch.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from spadework.learn.loss import Aggregation, policy_loss, token_logprobs
+from spadework.learn.samples import TrainRole, TrainSample
+
+STATE_FILE = "learner.json"
+OPTIMIZER_FILE = "optimizer.pt"
+RNG_FILE = "rng.pt"
+ADAPTER_DIR = "adapter"
+
+
+@dataclass(frozen=True)
+class LearnerSettings:
+    """How the learner updates (``config.LearnSection`` fills it)."""
+
+    lr: float = 1e-4
+    weight_decay: float = 0.0
+    clip_low: float = 0.2
+    clip_high: float = 0.2
+    aggregation: Aggregation = Aggregation.TOKEN_MEAN
+    kl_coef: float = 0.0
+    max_grad_norm: float = 1.0
+    micro_batch_tokens: int = 2048
+    epochs: int = 1
+    seed: int = 0
+
+
+def micro_batches(samples: Sequence[TrainSample], max_tokens: int) -> list[list[int]]:
+    """Indices of ``samples`` grouped so each group's padded size (count × longest) stays within
+    ``max_tokens``; longest first, so padding is small. A longer sample goes alone.
+
+    >>> from spadework.learn.samples import TrainRole, TrainSample
+    >>> s = [TrainSample(TrainRole.AGENT, (0,) * n, (1,) * n, 1.0, "") for n in (3, 5, 2, 9)]
+    >>> micro_batches(s, 10)
+    [[3], [1, 0], [2]]
+    """
+    order = sorted(range(len(samples)), key=lambda i: -len(samples[i].ids))
+    groups: list[list[int]] = []
+    for index in order:
+        if groups and (len(groups[-1]) + 1) * len(samples[groups[-1][0]].ids) <= max_tokens:
+            groups[-1].append(index)
+        else:
+            groups.append([index])
+    return groups
+
+
+def _tensors(samples: Sequence[TrainSample], pad_id: int, device: Any) -> tuple[torch.Tensor, ...]:
+    """Right-padded ids, attention mask, loss mask (shifted to the predicted tokens) and advantages."""
+    width = max(len(s.ids) for s in samples)
+    ids = torch.full((len(samples), width), pad_id, dtype=torch.long)
+    attention = torch.zeros((len(samples), width), dtype=torch.long)
+    loss_mask = torch.zeros((len(samples), width), dtype=torch.float32)
+    for row, sample in enumerate(samples):
+        n = len(sample.ids)
+        ids[row, :n] = torch.tensor(sample.ids)
+        attention[row, :n] = 1
+        loss_mask[row, :n] = torch.tensor(sample.mask, dtype=torch.float32)
+    advantages = torch.tensor([s.advantage for s in samples], dtype=torch.float32)
+    return ids.to(device), attention.to(device), loss_mask[:, 1:].to(device), advantages.to(device)
+
+
+class Learner:
+    """Owns the LoRA-wrapped model and its optimizer; ``update`` trains, ``save``/``load`` checkpoint.
+
+    Args:
+        model: a PEFT model (``learn.model.with_lora``).
+        tokenizer: the model's tokenizer (for its end-of-message id, used as padding).
+        settings: the update's settings.
+        accelerator: an ``accelerate.Accelerator`` for several processes, or None for one.
+    """
+
+    def __init__(self, model: Any, tokenizer: Any, settings: LearnerSettings, accelerator: Any = None):
+        torch.manual_seed(settings.seed)
+        self.settings = settings
+        self.tokenizer = tokenizer
+        self.pad_id = int(getattr(tokenizer, "eos_token_id", 0) or 0)
+        self.updates = 0
+        params = [p for p in model.parameters() if p.requires_grad]
+        optimizer = torch.optim.AdamW(params, lr=settings.lr, weight_decay=settings.weight_decay)
+        self.accelerator = accelerator
+        if accelerator is not None:
+            model, optimizer = accelerator.prepare(model, optimizer)
+        self.model, self.optimizer = model, optimizer
+        self.device = next(model.parameters()).device
+
+    @property
+    def peft_model(self) -> Any:
+        """The PEFT model itself (unwrapped from any distributed wrapper)."""
+        return self.accelerator.unwrap_model(self.model) if self.accelerator else self.model
+
+    def _share(self, groups: list[list[int]]) -> tuple[list[list[int]], int]:
+        if self.accelerator is None:
+            return groups, 1
+        n, rank = self.accelerator.num_processes, self.accelerator.process_index
+        return groups[rank::n], n
+
+    def _logp(self, ids: torch.Tensor, attention: torch.Tensor, *, base: bool = False) -> torch.Tensor:
+        if base:
+            with torch.no_grad(), self.peft_model.disable_adapter():
+                return token_logprobs(self.model(input_ids=ids, attention_mask=attention).logits, ids)
+        return token_logprobs(self.model(input_ids=ids, attention_mask=attention).logits, ids)
+
+    def update(self, samples: Sequence[TrainSample]) -> dict[str, float]:
+        """One update on ``samples``; returns its metrics (``learn/...``). No samples: no step."""
+        start = time.perf_counter()
+        if not samples:
+            return {"learn/samples": 0.0, "learn/update_s": 0.0}
+        s = self.settings
+        mine, world = self._share(micro_batches(samples, s.micro_batch_tokens))
+        tokens = float(sum(x.trained_tokens for x in samples))
+        denominator = tokens if s.aggregation is Aggregation.TOKEN_MEAN else float(len(samples))
+        self.model.train()
+        old = [None] * len(mine) if s.epochs == 1 else self._old_logps(samples, mine)
+        for _ in range(s.epochs):
+            self.optimizer.zero_grad(set_to_none=True)
+            sums = self._accumulate(samples, mine, old, denominator, world)
+            grad_norm = float(torch.nn.utils.clip_grad_norm_(
+                [p for p in self.model.parameters() if p.requires_grad], s.max_grad_norm))
+            self.optimizer.step()
+        self.updates += 1
+        return self._metrics(samples, sums, tokens, grad_norm, time.perf_counter() - start)
+
+    def _old_logps(self, samples: Sequence[TrainSample], mine: list[list[int]]) -> list[torch.Tensor | None]:
+        old = []
+        with torch.no_grad():
+            for group in mine:
+                ids, attention, _, _ = _tensors([samples[i] for i in group], self.pad_id, self.device)
+                old.append(self._logp(ids, attention))
+        return old
+
+    def _accumulate(self, samples: Sequence[TrainSample], mine: list[list[int]], old: list[Any],
+                    denominator: float, world: int) -> dict[str, float]:
+        """Backward over this process's micro-batches; returns summed statistics (all processes)."""
+        s = self.settings
+        names = ("loss", "clipped", "kl", "tokens", "designer_loss", "agent_loss")
+        sums = torch.zeros(len(names), dtype=torch.float64)
+        for group, old_logp in zip(mine, old, strict=True):
+            batch = [samples[i] for i in group]
+            ids, attention, mask, advantages = _tensors(batch, self.pad_id, self.device)
+            logp = self._logp(ids, attention)
+            ref = self._logp(ids, attention, base=True) if s.kl_coef > 0 else None
+            parts = policy_loss(logp, logp.detach() if old_logp is None else old_logp, advantages, mask,
+                                aggregation=s.aggregation, denominator=denominator, clip_low=s.clip_low,
+                                clip_high=s.clip_high, ref_logp=ref, kl_coef=s.kl_coef)
+            loss = parts.loss * world  # the processes' gradients are averaged; the batch loss is their sum
+            (self.accelerator.backward(loss) if self.accelerator else loss.backward())
+            per_role = _role_losses(batch, parts.sequence_losses)
+            sums += torch.tensor([float(parts.loss.detach()), parts.clipped_tokens, parts.kl_sum, parts.tokens,
+                                  per_role[TrainRole.DESIGNER], per_role[TrainRole.AGENT]],
+                                 dtype=torch.float64)
+        if self.accelerator is not None:
+            sums = self.accelerator.reduce(sums.to(self.device), reduction="sum").cpu()
+        return dict(zip(names, sums.tolist(), strict=True))
+
+    def _metrics(self, samples: Sequence[TrainSample], sums: dict[str, float], tokens: float,
+                 grad_norm: float, seconds: float) -> dict[str, float]:
+        metrics = {
+            "learn/loss": sums["loss"], "learn/grad_norm": grad_norm, "learn/update_s": seconds,
+            "learn/samples": float(len(samples)), "learn/tokens": tokens,
+            "learn/tokens_per_s": tokens / seconds if seconds else 0.0,
+            "learn/clip_fraction": sums["clipped"] / sums["tokens"] if sums["tokens"] else 0.0,
+            "learn/updates": float(self.updates),
+        }
+        if self.settings.kl_coef > 0:
+            metrics["learn/kl"] = sums["kl"] / sums["tokens"] if sums["tokens"] else 0.0
+        for role in TrainRole:
+            own = [x for x in samples if x.role is role]
+            metrics[f"learn/{role.value}_samples"] = float(len(own))
+            metrics[f"learn/{role.value}_loss"] = sums[f"{role.value}_loss"]
+            metrics[f"learn/{role.value}_adv_mean"] = sum(x.advantage for x in own) / len(own) if own else 0.0
+            metrics[f"learn/{role.value}_adv_abs_mean"] = (sum(abs(x.advantage) for x in own) / len(own)
+                                                           if own else 0.0)
+        return metrics
+
+    def save(self, folder: Path) -> None:
+        """Adapter, optimizer, RNG states and update count into ``folder`` (which must exist)."""
+        self.peft_model.save_pretrained(str(folder / ADAPTER_DIR))
+        torch.save(self.optimizer.state_dict(), folder / OPTIMIZER_FILE)
+        torch.save({"torch": torch.get_rng_state(), "python": random.getstate()}, folder / RNG_FILE)
+        (folder / STATE_FILE).write_text(json.dumps({"updates": self.updates}), encoding="utf-8")
+
+    def load(self, folder: Path) -> None:
+        """Restore what ``save`` wrote: the adapter weights, optimizer, RNG states and update count."""
+        from peft import set_peft_model_state_dict
+        from safetensors.torch import load_file
+
+        weights = load_file(str(folder / ADAPTER_DIR / "adapter_model.safetensors"))
+        set_peft_model_state_dict(self.peft_model, weights)
+        self.optimizer.load_state_dict(torch.load(folder / OPTIMIZER_FILE, weights_only=True))
+        rng = torch.load(folder / RNG_FILE, weights_only=False)
+        torch.set_rng_state(rng["torch"])
+        random.setstate(rng["python"])
+        self.updates = int(json.loads((folder / STATE_FILE).read_text(encoding="utf-8"))["updates"])
+
+
+def _role_losses(batch: Sequence[TrainSample], sequence_losses: torch.Tensor) -> dict[TrainRole, float]:
+    """Each role's share of the micro-batch's loss."""
+    shares = {role: 0.0 for role in TrainRole}
+    for sample, value in zip(batch, sequence_losses.tolist(), strict=True):
+        shares[sample.role] += value
+    return shares

@@ -1,0 +1,121 @@
+"""The policy-gradient loss, token by token: pure functions of tensors.
+
+The update minimises the PPO-clipped surrogate at token level with GRPO-style advantages
+(one advantage per sequence, shared by its trained tokens):
+
+    loss_t = -min(r_t * A, clip(r_t, 1 - clip_low, 1 + clip_high) * A),   r_t = exp(logp_t - old_logp_t)
+
+With one pass over fresh samples ``old_logp`` is ``logp`` detached, so ``r_t = 1`` and the
+gradient is the plain policy gradient; behaviour log-probs from the engine, or a second
+epoch, make the ratio and the clip matter. An optional KL penalty to the base model uses
+the non-negative k3 estimator ``exp(ref - logp) - (ref - logp) - 1``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+import torch
+
+
+class Aggregation(StrEnum):
+    """How token losses become one number.
+
+    TOKEN_MEAN: the mean over every trained token of the batch (long replies weigh more).
+    SEQUENCE_MEAN: each sequence's mean over its tokens, then the mean over sequences.
+    """
+
+    TOKEN_MEAN = "token_mean"
+    SEQUENCE_MEAN = "sequence_mean"
+
+
+@dataclass(frozen=True)
+class LossParts:
+    """The loss of one micro-batch and the sums its statistics are made of."""
+
+    loss: torch.Tensor
+    sequence_losses: torch.Tensor
+    clipped_tokens: float
+    kl_sum: float
+    tokens: float
+
+
+def token_logprobs(logits: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
+    """Log-probability of each next token: ``[B, T, V]`` logits and ``[B, T]`` ids give ``[B, T-1]``.
+
+    >>> logits = torch.tensor([[[0.0, 0.0], [0.0, 10.0]]])
+    >>> token_logprobs(logits, torch.tensor([[0, 1]])).exp().round(decimals=2)
+    tensor([[0.5000]])
+    """
+    logp = torch.log_softmax(logits[:, :-1].float(), dim=-1)
+    return logp.gather(-1, ids[:, 1:].unsqueeze(-1)).squeeze(-1)
+
+
+def clipped_surrogate(
+    logp: torch.Tensor, old_logp: torch.Tensor, advantages: torch.Tensor,
+    clip_low: float = 0.2, clip_high: float = 0.2,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per-token PPO loss and whether the clip was active, for ``[B, T]`` log-probs and ``[B]`` advantages.
+
+    >>> logp = torch.log(torch.tensor([[0.6, 0.3]])); old = torch.log(torch.tensor([[0.4, 0.3]]))
+    >>> loss, clipped = clipped_surrogate(logp, old, torch.tensor([1.0]))
+    >>> loss.round(decimals=3), clipped
+    (tensor([[-1.2000, -1.0000]]), tensor([[ True, False]]))
+    """
+    ratio = torch.exp(logp - old_logp)
+    adv = advantages.unsqueeze(-1)
+    unclipped = ratio * adv
+    clipped = torch.clamp(ratio, 1.0 - clip_low, 1.0 + clip_high) * adv
+    return -torch.minimum(unclipped, clipped), clipped < unclipped
+
+
+def kl_k3(logp: torch.Tensor, ref_logp: torch.Tensor) -> torch.Tensor:
+    """Per-token k3 estimate of KL(policy || reference); zero where they agree, never negative.
+
+    >>> kl_k3(torch.tensor([-1.0, -2.0]), torch.tensor([-1.0, -1.0])).round(decimals=4)
+    tensor([0.0000, 0.7183])
+    """
+    delta = ref_logp - logp
+    return torch.exp(delta) - delta - 1.0
+
+
+def aggregate(values: torch.Tensor, mask: torch.Tensor, aggregation: Aggregation, denominator: float) -> torch.Tensor:
+    """Each sequence's share ``[B]`` of the batch's aggregate of masked ``[B, T]`` values.
+
+    ``denominator`` is the batch's trained tokens (TOKEN_MEAN) or its sequences
+    (SEQUENCE_MEAN), so the shares of all micro-batches of one batch add up to its aggregate.
+
+    >>> v = torch.tensor([[1.0, 3.0], [2.0, 0.0]]); m = torch.tensor([[1.0, 1.0], [1.0, 0.0]])
+    >>> aggregate(v, m, Aggregation.TOKEN_MEAN, 3), aggregate(v, m, Aggregation.SEQUENCE_MEAN, 2)
+    (tensor([1.3333, 0.6667]), tensor([1., 1.]))
+    """
+    per_sequence = (values * mask).sum(-1)
+    if aggregation is Aggregation.SEQUENCE_MEAN:
+        per_sequence = per_sequence / mask.sum(-1).clamp(min=1.0)
+    return per_sequence / denominator
+
+
+def policy_loss(
+    logp: torch.Tensor, old_logp: torch.Tensor, advantages: torch.Tensor, mask: torch.Tensor, *,
+    aggregation: Aggregation, denominator: float, clip_low: float = 0.2, clip_high: float = 0.2,
+    ref_logp: torch.Tensor | None = None, kl_coef: float = 0.0,
+) -> LossParts:
+    """The micro-batch's share of the batch loss: clipped surrogate plus ``kl_coef`` times KL.
+
+    >>> logp = torch.log(torch.tensor([[0.5, 0.5]])); mask = torch.ones(1, 2)
+    >>> parts = policy_loss(logp, logp, torch.tensor([2.0]), mask, aggregation=Aggregation.TOKEN_MEAN,
+    ...                     denominator=2)
+    >>> float(parts.loss), parts.clipped_tokens, parts.tokens
+    (-2.0, 0.0, 2.0)
+    """
+    surrogate, clipped = clipped_surrogate(logp, old_logp, advantages, clip_low, clip_high)
+    shares = aggregate(surrogate, mask, aggregation, denominator)
+    loss = shares.sum()
+    kl_sum = 0.0
+    if ref_logp is not None:
+        kl = kl_k3(logp, ref_logp)
+        kl_sum = float((kl.detach() * mask).sum())
+        if kl_coef:
+            loss = loss + kl_coef * aggregate(kl, mask, aggregation, denominator).sum()
+    return LossParts(loss, shares.detach(), float((clipped.float() * mask).sum()), kl_sum, float(mask.sum()))

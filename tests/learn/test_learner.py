@@ -1,0 +1,126 @@
+"""The learner on a tiny random model built here: finite loss, every LoRA weight moves, the loss falls."""
+
+from __future__ import annotations
+
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("peft")
+
+from spadework.learn.learner import Learner, LearnerSettings  # noqa: E402
+from spadework.learn.loss import Aggregation, policy_loss, token_logprobs  # noqa: E402
+from spadework.learn.model import ByteTokenizer, tiny_model, with_lora  # noqa: E402
+from spadework.learn.samples import TrainRole, TrainSample  # noqa: E402
+from spadework.policy.base import Message, Role  # noqa: E402
+from spadework.rollout.tokens import render_tokens  # noqa: E402
+
+TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj")
+
+
+def sample(role: TrainRole, prompt: str, reply: str, advantage: float) -> TrainSample:
+    rendered = render_tokens([Message(Role.USER, prompt), Message(Role.ASSISTANT, reply)], ByteTokenizer())
+    return TrainSample(role, tuple(rendered.ids), tuple(rendered.mask), advantage, prompt)
+
+
+def batch() -> list[TrainSample]:
+    return [sample(TrainRole.AGENT, "guess", "\\boxed{42}", 1.0),
+            sample(TrainRole.AGENT, "guess", "\\boxed{7}", -1.0),
+            sample(TrainRole.DESIGNER, "design", "class AEnv: pass", 0.5)]
+
+
+def make_learner(**settings) -> Learner:
+    model = with_lora(tiny_model(0), rank=4, alpha=8, dropout=0.0, targets=TARGETS)
+    return Learner(model, ByteTokenizer(), LearnerSettings(lr=5e-3, seed=0, **settings))
+
+
+def mean_logp(learner: Learner, item: TrainSample) -> float:
+    ids = torch.tensor([item.ids])
+    with torch.no_grad():
+        logp = token_logprobs(learner.model(input_ids=ids).logits, ids)[0]
+    mask = torch.tensor(item.mask[1:], dtype=torch.float32)
+    return float((logp * mask).sum() / mask.sum())
+
+
+def lora_weights(learner: Learner) -> dict[str, torch.Tensor]:
+    return {n: p.detach().clone() for n, p in learner.model.named_parameters() if "lora_" in n}
+
+
+def unchanged(before: dict[str, torch.Tensor], after: dict[str, torch.Tensor], kind: str) -> list[str]:
+    return [n for n in before if f"lora_{kind}" in n and torch.equal(before[n], after[n])]
+
+
+def test_updates_are_finite_and_move_every_lora_weight():
+    learner = make_learner()
+    before = lora_weights(learner)
+    metrics = learner.update(batch())
+    assert torch.isfinite(torch.tensor(metrics["learn/loss"]))
+    assert metrics["learn/grad_norm"] > 0
+    assert metrics["learn/agent_samples"] == 2 and metrics["learn/designer_samples"] == 1
+    assert not unchanged(before, lora_weights(learner), "B"), "every B must move in the first update"
+    # B starts at zero (the adapter starts as the base model), so A's gradient is zero until B moves
+    learner.update(batch())
+    after = lora_weights(learner)
+    assert not unchanged(before, after, "A") and not unchanged(before, after, "B")
+    frozen = [n for n, p in learner.model.named_parameters() if "lora_" not in n and p.requires_grad]
+    assert not frozen
+
+
+def surrogate(learner: Learner, items: list[TrainSample], old: list[torch.Tensor] | None) -> tuple[float, list]:
+    """The policy-gradient loss of ``items`` against ``old`` log-probs (itself when None), unclipped."""
+    total, logps = 0.0, []
+    tokens = sum(x.trained_tokens for x in items)
+    for k, item in enumerate(items):
+        ids = torch.tensor([item.ids])
+        with torch.no_grad():
+            logp = token_logprobs(learner.model(input_ids=ids).logits, ids)
+        parts = policy_loss(logp, logp if old is None else old[k], torch.tensor([item.advantage]),
+                            torch.tensor([item.mask[1:]], dtype=torch.float32), aggregation=Aggregation.TOKEN_MEAN,
+                            denominator=tokens, clip_low=1.0, clip_high=100.0)
+        total += float(parts.loss)
+        logps.append(logp)
+    return total, logps
+
+
+def test_the_batch_loss_falls_and_the_rewarded_reply_gains_probability():
+    learner = make_learner()
+    good, bad = batch()[0], batch()[1]
+    good_before, bad_before = mean_logp(learner, good), mean_logp(learner, bad)
+    start, old = surrogate(learner, batch(), None)
+    for _ in range(6):
+        learner.update(batch())
+    end, _ = surrogate(learner, batch(), old)
+    assert end < start
+    assert mean_logp(learner, good) > good_before
+    assert mean_logp(learner, bad) < bad_before
+
+
+def test_per_role_losses_add_up_to_the_loss():
+    metrics = make_learner().update(batch())
+    assert metrics["learn/designer_loss"] + metrics["learn/agent_loss"] == pytest.approx(metrics["learn/loss"])
+
+
+def test_kl_to_the_base_is_zero_before_training_and_positive_after():
+    learner = make_learner(kl_coef=0.1)
+    first = learner.update(batch())
+    assert first["learn/kl"] == pytest.approx(0.0, abs=1e-6)  # a fresh adapter is the base model
+    for _ in range(3):
+        last = learner.update(batch())
+    assert last["learn/kl"] > 0
+
+
+def test_no_samples_no_step():
+    learner = make_learner()
+    before = lora_weights(learner)
+    assert learner.update([])["learn/samples"] == 0
+    assert all(torch.equal(before[n], p) for n, p in lora_weights(learner).items())
+
+
+def test_save_and_load_restore_the_adapter_optimizer_and_rng(tmp_path):
+    first = make_learner()
+    first.update(batch())
+    first.save(tmp_path)
+    expected_next = first.update(batch())["learn/loss"]
+    second = make_learner()
+    second.load(tmp_path)
+    assert second.updates == 1
+    assert second.update(batch())["learn/loss"] == pytest.approx(expected_next, rel=1e-5)
