@@ -12,9 +12,10 @@ gguf = pytest.importorskip("gguf")
 pytest.importorskip("peft")
 
 from spadework.learn.gguf_lora import export_adapter  # noqa: E402
-from spadework.learn.learner import Learner, LearnerSettings  # noqa: E402
-from spadework.learn.model import ByteTokenizer, load_base, tiny_model, with_lora  # noqa: E402
+from spadework.learn.learner import Learner  # noqa: E402
+from spadework.learn.model import load_base, tiny_model, with_lora  # noqa: E402
 from spadework.learn.samples import TrainRole, TrainSample  # noqa: E402
+from spadework.learn.settings import LearnerSettings  # noqa: E402
 from spadework.policy.base import Message, Role  # noqa: E402
 from spadework.rollout.tokens import render_text, render_tokens  # noqa: E402
 

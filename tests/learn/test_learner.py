@@ -7,10 +7,11 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("peft")
 
-from spadework.learn.learner import Learner, LearnerSettings  # noqa: E402
-from spadework.learn.loss import Aggregation, policy_loss, token_logprobs  # noqa: E402
+from spadework.learn.learner import Learner  # noqa: E402
+from spadework.learn.loss import policy_loss, token_logprobs  # noqa: E402
 from spadework.learn.model import ByteTokenizer, tiny_model, with_lora  # noqa: E402
 from spadework.learn.samples import TrainRole, TrainSample  # noqa: E402
+from spadework.learn.settings import Aggregation, LearnerSettings  # noqa: E402
 from spadework.policy.base import Message, Role  # noqa: E402
 from spadework.rollout.tokens import render_tokens  # noqa: E402
 
@@ -65,7 +66,7 @@ def test_updates_are_finite_and_move_every_lora_weight():
     assert not frozen
 
 
-def surrogate(learner: Learner, items: list[TrainSample], old: list[torch.Tensor] | None) -> tuple[float, list]:
+def surrogate(learner: Learner, items: list[TrainSample], old: list | None) -> tuple[float, list]:
     """The policy-gradient loss of ``items`` against ``old`` log-probs (itself when None), unclipped."""
     total, logps = 0.0, []
     tokens = sum(x.trained_tokens for x in items)
@@ -73,9 +74,10 @@ def surrogate(learner: Learner, items: list[TrainSample], old: list[torch.Tensor
         ids = torch.tensor([item.ids])
         with torch.no_grad():
             logp = token_logprobs(learner.model(input_ids=ids).logits, ids)
-        parts = policy_loss(logp, logp if old is None else old[k], torch.tensor([item.advantage]),
-                            torch.tensor([item.mask[1:]], dtype=torch.float32), aggregation=Aggregation.TOKEN_MEAN,
-                            denominator=tokens, clip_low=1.0, clip_high=100.0)
+        mask = torch.tensor([item.mask[1:]], dtype=torch.float32)
+        parts = policy_loss(logp, logp if old is None else old[k], torch.tensor([item.advantage]), mask,
+                            aggregation=Aggregation.TOKEN_MEAN, denominator=tokens,
+                            clip_low=1.0, clip_high=100.0)
         total += float(parts.loss)
         logps.append(logp)
     return total, logps
@@ -96,7 +98,8 @@ def test_the_batch_loss_falls_and_the_rewarded_reply_gains_probability():
 
 def test_per_role_losses_add_up_to_the_loss():
     metrics = make_learner().update(batch())
-    assert metrics["learn/designer_loss"] + metrics["learn/agent_loss"] == pytest.approx(metrics["learn/loss"])
+    roles = metrics["learn/designer_loss"] + metrics["learn/agent_loss"]
+    assert roles == pytest.approx(metrics["learn/loss"])
 
 
 def test_kl_to_the_base_is_zero_before_training_and_positive_after():

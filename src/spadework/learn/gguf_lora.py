@@ -22,7 +22,8 @@ GGUF_TENSOR = {
 }
 """llama.cpp's tensor name for each projection of a Llama/Qwen2-style layer."""
 
-PEFT_NAME = re.compile(r"layers\.(?P<layer>\d+)\.(?:self_attn|mlp)\.(?P<proj>\w+)\.lora_(?P<ab>[AB])\.\w+\.weight$")
+PEFT_NAME = re.compile(
+    r"layers\.(?P<layer>\d+)\.(?:self_attn|mlp)\.(?P<proj>\w+)\.lora_(?P<ab>[AB])\.\w+\.weight$")
 
 
 def gguf_tensor_name(peft_name: str) -> str:
@@ -47,7 +48,9 @@ def lora_tensors(peft_model: Any) -> Iterator[tuple[str, Any]]:
             yield gguf_tensor_name(name), param.detach().float().cpu().numpy()
 
 
-def write_gguf_lora(tensors: Iterable[tuple[str, Any]], alpha: float, path: Path, architecture: str = "qwen2") -> Path:
+def write_gguf_lora(
+    tensors: Iterable[tuple[str, Any]], alpha: float, path: Path, architecture: str = "qwen2"
+) -> Path:
     """Write the tensors as a GGUF LoRA adapter at ``path`` (atomically: a reader never sees half)."""
     import gguf
 

@@ -13,35 +13,19 @@ import json
 import random
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import torch
 
-from spadework.learn.loss import Aggregation, policy_loss, token_logprobs
+from spadework.learn.loss import policy_loss, token_logprobs
 from spadework.learn.samples import TrainRole, TrainSample
+from spadework.learn.settings import Aggregation, LearnerSettings
 
 STATE_FILE = "learner.json"
 OPTIMIZER_FILE = "optimizer.pt"
 RNG_FILE = "rng.pt"
 ADAPTER_DIR = "adapter"
-
-
-@dataclass(frozen=True)
-class LearnerSettings:
-    """How the learner updates (``config.LearnSection`` fills it)."""
-
-    lr: float = 1e-4
-    weight_decay: float = 0.0
-    clip_low: float = 0.2
-    clip_high: float = 0.2
-    aggregation: Aggregation = Aggregation.TOKEN_MEAN
-    kl_coef: float = 0.0
-    max_grad_norm: float = 1.0
-    micro_batch_tokens: int = 2048
-    epochs: int = 1
-    seed: int = 0
 
 
 def micro_batches(samples: Sequence[TrainSample], max_tokens: int) -> list[list[int]]:
@@ -164,8 +148,8 @@ class Learner:
             loss = parts.loss * world  # the processes' gradients are averaged; the batch loss is their sum
             (self.accelerator.backward(loss) if self.accelerator else loss.backward())
             per_role = _role_losses(batch, parts.sequence_losses)
-            sums += torch.tensor([float(parts.loss.detach()), parts.clipped_tokens, parts.kl_sum, parts.tokens,
-                                  per_role[TrainRole.DESIGNER], per_role[TrainRole.AGENT]],
+            sums += torch.tensor([float(parts.loss.detach()), parts.clipped_tokens, parts.kl_sum,
+                                  parts.tokens, per_role[TrainRole.DESIGNER], per_role[TrainRole.AGENT]],
                                  dtype=torch.float64)
         if self.accelerator is not None:
             sums = self.accelerator.reduce(sums.to(self.device), reduction="sum").cpu()

@@ -14,20 +14,10 @@ the non-negative k3 estimator ``exp(ref - logp) - (ref - logp) - 1``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
 
 import torch
 
-
-class Aggregation(StrEnum):
-    """How token losses become one number.
-
-    TOKEN_MEAN: the mean over every trained token of the batch (long replies weigh more).
-    SEQUENCE_MEAN: each sequence's mean over its tokens, then the mean over sequences.
-    """
-
-    TOKEN_MEAN = "token_mean"
-    SEQUENCE_MEAN = "sequence_mean"
+from spadework.learn.settings import Aggregation
 
 
 @dataclass(frozen=True)
@@ -80,7 +70,9 @@ def kl_k3(logp: torch.Tensor, ref_logp: torch.Tensor) -> torch.Tensor:
     return torch.exp(delta) - delta - 1.0
 
 
-def aggregate(values: torch.Tensor, mask: torch.Tensor, aggregation: Aggregation, denominator: float) -> torch.Tensor:
+def aggregate(
+    values: torch.Tensor, mask: torch.Tensor, aggregation: Aggregation, denominator: float
+) -> torch.Tensor:
     """Each sequence's share ``[B]`` of the batch's aggregate of masked ``[B, T]`` values.
 
     ``denominator`` is the batch's trained tokens (TOKEN_MEAN) or its sequences

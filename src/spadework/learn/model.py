@@ -126,7 +126,9 @@ def hf_copy(gguf: Path, cache_dir: Path | None = None) -> Path:
     return folder
 
 
-def load_base(source: str, policy_model: str, *, dtype: str = "auto", cache_dir: Path | None = None) -> LoadedModel:
+def load_base(
+    source: str, policy_model: str, *, dtype: str = "auto", cache_dir: Path | None = None
+) -> LoadedModel:
     """The learner's base model and tokenizer for ``source`` (see the module's docstring).
 
     Raises:

@@ -89,7 +89,9 @@ def chosen_attempts(design: Design, choice: AttemptChoice) -> list[tuple[tuple[M
              f"{design.design_id}/attempt-{attempt.attempt}") for attempt in picked]
 
 
-def truncate(ids: Sequence[int], mask: Sequence[int], max_tokens: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+def truncate(
+    ids: Sequence[int], mask: Sequence[int], max_tokens: int
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The first ``max_tokens`` ids and mask entries (the prompt is kept; a long reply is cut).
 
     >>> truncate([1, 2, 3], [0, 1, 1], 2)
@@ -98,8 +100,10 @@ def truncate(ids: Sequence[int], mask: Sequence[int], max_tokens: int) -> tuple[
     return tuple(ids[:max_tokens]), tuple(mask[:max_tokens])
 
 
-def _sample(role: TrainRole, messages: Sequence[Message], advantage: float, source: str,
-            tokenizer: Tokenizer, template: ChatTemplate, max_tokens: int, last_only: bool) -> TrainSample | None:
+def _sample(
+    role: TrainRole, messages: Sequence[Message], advantage: float, source: str,
+    tokenizer: Tokenizer, template: ChatTemplate, max_tokens: int, last_only: bool,
+) -> TrainSample | None:
     rendered = render_tokens(messages, tokenizer, template, last_only=last_only)
     ids, mask = truncate(rendered.ids, rendered.mask, max_tokens)
     return TrainSample(role, ids, mask, advantage, source) if any(mask) else None
@@ -137,8 +141,9 @@ def agent_samples(
         for episode, advantage in zip(own, outcome.agent_advantages, strict=True):
             if advantage == 0.0:
                 continue
-            sample = _sample(TrainRole.AGENT, episode.messages, advantage, f"{episode.env_id}/seed-{episode.seed}",
-                             tokenizer, template, max_tokens, last_only=False)
+            label = f"{episode.env_id}/seed-{episode.seed}"
+            sample = _sample(TrainRole.AGENT, episode.messages, advantage, label, tokenizer, template,
+                             max_tokens, last_only=False)
             if sample is not None:
                 samples.append(sample)
     return samples

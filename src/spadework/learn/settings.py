@@ -1,0 +1,44 @@
+"""The learner's settings and modes (no torch here: configs and CLIs import this cheaply)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Aggregation(StrEnum):
+    """How token losses become one number.
+
+    TOKEN_MEAN: the mean over every trained token of the batch (long replies weigh more).
+    SEQUENCE_MEAN: each sequence's mean over its tokens, then the mean over sequences.
+    """
+
+    TOKEN_MEAN = "token_mean"
+    SEQUENCE_MEAN = "sequence_mean"
+
+
+@dataclass(frozen=True)
+class LearnerSettings:
+    """How the learner updates (``config.LearnSection`` fills it).
+
+    Attributes:
+        lr, weight_decay: AdamW's.
+        clip_low, clip_high: the PPO ratio is clipped to [1 - clip_low, 1 + clip_high].
+        aggregation: how token losses become the batch loss.
+        kl_coef: weight of the KL to the base model (adapter disabled); 0 skips its forward pass.
+        max_grad_norm: gradients are clipped to this global norm.
+        micro_batch_tokens: the most padded tokens in one forward/backward (gradient accumulation).
+        epochs: passes over the batch per update (more than one makes the clip matter).
+        seed: torch's seed for the adapter's initialisation and dropout.
+    """
+
+    lr: float = 1e-4
+    weight_decay: float = 0.0
+    clip_low: float = 0.2
+    clip_high: float = 0.2
+    aggregation: Aggregation = Aggregation.TOKEN_MEAN
+    kl_coef: float = 0.0
+    max_grad_norm: float = 1.0
+    micro_batch_tokens: int = 2048
+    epochs: int = 1
+    seed: int = 0
