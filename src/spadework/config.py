@@ -13,6 +13,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from spadework.errors import ConfigError
+from spadework.learn.samples import AttemptChoice
+from spadework.learn.settings import Aggregation, ServerKind
 from spadework.policy.settings import PolicyKind
 
 CONFIG_FILE = "config.toml"
@@ -38,7 +40,7 @@ class RunSection(Section):
 
 
 class PolicySection(Section):
-    kind: PolicyKind = Field(PolicyKind.EMBEDDED, description="embedded, openai or scripted")
+    kind: PolicyKind = Field(PolicyKind.EMBEDDED, description="embedded, openai, hf or scripted")
     model: str = Field("qwen2.5-coder-1.5b",
                        description="preset name or GGUF path (embedded); model name (openai)")
     base_url: str = Field("http://127.0.0.1:8000/v1", description="OpenAI-compatible server")
@@ -60,6 +62,8 @@ class DesignerSection(Section):
     hint_writer: bool = Field(False, description="ask for the hint in a separate call")
     novelty_threshold: float = Field(0.85, gt=0.0, le=1.0, description="MinHash similarity of a twin")
     invalid_penalty: float = Field(0.0, ge=0.0, description="an invalid design's reward is minus this")
+    fixed_pool: str | None = Field(None, description="the fixed-environment baseline: 'examples', a folder "
+                                   "of .py files or an earlier run; the designer is not asked")
     sampling: SamplingConfig = SamplingConfig(temperature=0.7, max_tokens=1024)
 
 
@@ -76,6 +80,33 @@ class SandboxSection(Section):
     pool_size: int = Field(4, ge=0, description="sandbox workers started ahead of time")
 
 
+class LearnSection(Section):
+    enabled: bool = Field(False, description="train both roles after every iteration (--train)")
+    model: str = Field("policy", description="'policy' (the served weights), a preset, a .gguf, "
+                       "a Hugging Face folder, or 'tiny' (a random test model)")
+    dtype: str = Field("auto", pattern="^(auto|float32|bfloat16)$",
+                       description="auto: bfloat16 on a GPU, float32 on a CPU")
+    designer: bool = Field(True, description="train the designer too (off: the frozen-designer ablation)")
+    designer_attempt: AttemptChoice = Field(AttemptChoice.FIRST, description="first, final or all replies")
+    lora_rank: int = Field(8, ge=1, le=256)
+    lora_alpha: float = Field(16.0, gt=0)
+    lora_dropout: float = Field(0.0, ge=0.0, lt=1.0)
+    lora_targets: tuple[str, ...] = Field(("q_proj", "k_proj", "v_proj", "o_proj"), min_length=1)
+    lr: float = Field(1e-4, gt=0, description="AdamW learning rate")
+    weight_decay: float = Field(0.0, ge=0)
+    clip_low: float = Field(0.2, ge=0, lt=1, description="PPO ratio clip below 1")
+    clip_high: float = Field(0.2, ge=0, description="PPO ratio clip above 1")
+    aggregation: Aggregation = Field(Aggregation.TOKEN_MEAN, description="token_mean or sequence_mean")
+    kl_coef: float = Field(0.0, ge=0, description="KL to the base model (0: not computed)")
+    max_grad_norm: float = Field(1.0, gt=0)
+    micro_batch_tokens: int = Field(2048, ge=64, description="padded tokens per forward/backward")
+    max_sample_tokens: int = Field(3072, ge=64, description="longer samples are cut")
+    epochs: int = Field(1, ge=1, le=16, description="passes over each batch")
+    keep_checkpoints: int = Field(2, ge=1, description="newest checkpoints kept in the run directory")
+    sync_server: ServerKind | None = Field(None, description="with policy.kind = 'openai': vllm or sglang, "
+                                           "whose adapter endpoints receive each update")
+
+
 class RewardsSection(Section):
     group_by_domain: bool = Field(False, description="centre designer rewards within each domain")
 
@@ -90,6 +121,7 @@ class RunConfig(Section):
     agent: AgentSection = AgentSection()
     sandbox: SandboxSection = SandboxSection()
     rewards: RewardsSection = RewardsSection()
+    learn: LearnSection = LearnSection()
 
     @model_validator(mode="after")
     def _consistent(self) -> RunConfig:
@@ -170,7 +202,7 @@ def dump_toml(data: dict[str, Any], prefix: str = "") -> str:
     z = true
     <BLANKLINE>
     """
-    scalars = {k: v for k, v in data.items() if not isinstance(v, dict)}
+    scalars = {k: v for k, v in data.items() if not isinstance(v, dict) and v is not None}  # None: unset
     lines = [f"[{prefix}]"] if prefix and scalars else []
     lines += [f"{key} = {_toml_value(value)}" for key, value in scalars.items()]
     text = "\n".join(lines) + ("\n\n" if lines else "")

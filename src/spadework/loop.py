@@ -27,6 +27,7 @@ from spadework.designer import (
     checks_with_novelty,
     design_batch,
 )
+from spadework.designer.pool import PoolMember, draw_designs
 from spadework.designer.prompts import default_example
 from spadework.envs.examples import example_paths
 from spadework.metered import MeteredPolicy
@@ -78,6 +79,10 @@ class Loop:
     archive: Archive
     sampler: CorpusSampler | None
     reporter: Reporter
+    trainer: Any = None
+    """A ``learn.Trainer`` when the run trains, else None."""
+    pool: Sequence[PoolMember] = ()
+    """The fixed-environment baseline's environments; empty when the designer designs."""
 
     def sampling(self, role_sampling, iteration: int) -> Sampling:
         """Per-role sampling, seeded by the run seed and the iteration (repeatable runs)."""
@@ -95,6 +100,8 @@ class Loop:
         play_tokens, play_s = self.policy.take()
         outcomes, designer_flat = self.score(designs, episodes)
         metrics = iteration_metrics(designs, outcomes, episodes, designer_flat)
+        if self.trainer is not None:
+            metrics.update(self.trainer.train(designs, outcomes, episodes, designer=not self.pool))
         generated, seconds = design_tokens + play_tokens, design_s + play_s
         metrics.update({
             "perf/generated_tokens": float(generated),
@@ -106,6 +113,8 @@ class Loop:
         self.save_episodes(iteration, episodes)
         records = archive_records(iteration, designs, outcomes, episodes)
         state = {"sampler": self.sampler.state() if self.sampler else None}
+        if self.trainer is not None:  # checkpoint first: a committed iteration always has one
+            metrics.update(self.trainer.publish(self.trainer.checkpoint(iteration, state)))
         self.archive.commit_iteration(iteration, records, {"iteration": iteration, **metrics}, state)
         append_metrics(self.run_dir, {"iteration": iteration, **metrics})
         self.reporter.iteration_done(iteration, metrics)
@@ -114,12 +123,15 @@ class Loop:
     def draw_documents(self) -> list[tuple[str, str, str | None]]:
         """(id, text, domain) for each design: cut corpus documents, or no document at all."""
         budget = self.config.corpus.max_doc_tokens
-        if self.sampler is None:
+        if self.sampler is None or self.pool:  # no grounding, or nothing is designed
             return [(f"none-{i}", NO_DOCUMENT, None) for i in range(self.config.run.designs)]
         drawn = [self.sampler.sample() for _ in range(self.config.run.designs)]
         return [(d.id, cut_to_budget(d.text, budget), d.domain) for d in drawn]
 
     def design(self, iteration: int, documents: list[tuple[str, str, str | None]]) -> list[Design]:
+        ids = [f"i{iteration}-d{k}" for k in range(len(documents))]
+        if self.pool:
+            return draw_designs(self.pool, len(documents), self.config.run.seed * 100_003 + iteration, ids)
         designer = self.config.designer
         records = list(self.archive.records())
         digest = build_digest(records) if designer.memory else MemoryDigest()
@@ -132,7 +144,7 @@ class Loop:
             self.policy, self.sandbox, documents, digest,
             sampling=self.sampling(designer.sampling, iteration),
             max_attempts=designer.max_attempts, checks=checks_with_novelty(novelty), novelty=novelty,
-            design_ids=[f"i{iteration}-d{k}" for k in range(len(documents))],
+            design_ids=ids,
             hint_call=designer.hint_writer,
         )
 

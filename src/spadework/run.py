@@ -9,10 +9,12 @@ from typing import Any
 from spadework.archive import Archive
 from spadework.config import CONFIG_FILE, RunConfig, load_config
 from spadework.corpus import CorpusSampler, open_corpus
+from spadework.designer.pool import load_pool
+from spadework.engines import build_engines
 from spadework.errors import UsageError
+from spadework.learn.checkpoint import drop_uncommitted
 from spadework.loop import Loop, Reporter, SilentReporter, rewrite_metrics, write_atomically
 from spadework.metered import MeteredPolicy
-from spadework.policy import PolicySettings, build_policy
 from spadework.policy.base import Policy
 from spadework.sandbox import Sandbox, SandboxConfig
 
@@ -50,13 +52,6 @@ def resumed_config(run_dir: Path, overrides: dict[str, Any]) -> RunConfig:
     return load_config(run_dir / CONFIG_FILE, overrides)
 
 
-def policy_settings(config: RunConfig) -> PolicySettings:
-    p = config.policy
-    return PolicySettings(kind=p.kind, model=p.model, base_url=p.base_url, api_key_env=p.api_key_env,
-                          n_ctx=p.n_ctx, concurrency=p.concurrency, timeout_s=p.timeout_s,
-                          seed=config.run.seed)
-
-
 def open_sampler(config: RunConfig, state: dict[str, Any] | None) -> CorpusSampler | None:
     if not config.designer.corpus:
         return None
@@ -86,18 +81,22 @@ def run(
         rewrite_metrics(run_dir, archive)
         sampler = open_sampler(config, last[1] if last else None)
         reporter = reporter or SilentReporter()
-        metered = MeteredPolicy(policy or build_policy(policy_settings(config)),
-                                on_call=lambda _: reporter.advance(1))
+        drop_uncommitted(run_dir, None if last is None else last[0])
+        engine, trainer = build_engines(config, run_dir, policy)
+        metered = MeteredPolicy(engine, on_call=lambda _: reporter.advance(1))
         box = config.sandbox
         sandbox_config = SandboxConfig(pool_size=box.pool_size, call_timeout_s=box.call_timeout_s,
                                        load_timeout_s=box.load_timeout_s)
         try:
+            if trainer is not None and last is not None:
+                trainer.restore(last[0])
             with Sandbox(sandbox_config) as sandbox:
-                loop = Loop(config, run_dir, metered, sandbox, archive, sampler, reporter)
+                pool = load_pool(config.designer.fixed_pool, sandbox)[0] if config.designer.fixed_pool else ()
+                loop = Loop(config, run_dir, metered, sandbox, archive, sampler, reporter, trainer, pool)
                 for iteration in range(start, config.run.iterations):
                     loop.run_iteration(iteration)
         finally:
-            if policy is None:
+            if engine is not policy:
                 metered.close()
         return RunSummary(run_dir, config.run.iterations, len(archive), archive.count(valid=True),
                           [m for _, m in archive.iterations()])

@@ -26,6 +26,8 @@ STATE_FILE = "learner.json"
 OPTIMIZER_FILE = "optimizer.pt"
 RNG_FILE = "rng.pt"
 ADAPTER_DIR = "adapter"
+SUMS = ("loss", "clipped", "kl", "tokens", "designer_loss", "agent_loss")
+"""What an update adds up over micro-batches (and processes)."""
 
 
 def micro_batches(samples: Sequence[TrainSample], max_tokens: int) -> list[list[int]]:
@@ -106,8 +108,8 @@ class Learner:
     def update(self, samples: Sequence[TrainSample]) -> dict[str, float]:
         """One update on ``samples``; returns its metrics (``learn/...``). No samples: no step."""
         start = time.perf_counter()
-        if not samples:
-            return {"learn/samples": 0.0, "learn/update_s": 0.0}
+        if not samples:  # nothing to learn from (e.g. every group had zero variance): no step
+            return self._metrics(samples, dict.fromkeys(SUMS, 0.0), 0.0, 0.0, 0.0)
         s = self.settings
         mine, world = self._share(micro_batches(samples, s.micro_batch_tokens))
         tokens = float(sum(x.trained_tokens for x in samples))
@@ -135,8 +137,7 @@ class Learner:
                     denominator: float, world: int) -> dict[str, float]:
         """Backward over this process's micro-batches; returns summed statistics (all processes)."""
         s = self.settings
-        names = ("loss", "clipped", "kl", "tokens", "designer_loss", "agent_loss")
-        sums = torch.zeros(len(names), dtype=torch.float64)
+        sums = torch.zeros(len(SUMS), dtype=torch.float64)
         for group, old_logp in zip(mine, old, strict=True):
             batch = [samples[i] for i in group]
             ids, attention, mask, advantages = _tensors(batch, self.pad_id, self.device)
@@ -153,7 +154,7 @@ class Learner:
                                  dtype=torch.float64)
         if self.accelerator is not None:
             sums = self.accelerator.reduce(sums.to(self.device), reduction="sum").cpu()
-        return dict(zip(names, sums.tolist(), strict=True))
+        return dict(zip(SUMS, sums.tolist(), strict=True))
 
     def _metrics(self, samples: Sequence[TrainSample], sums: dict[str, float], tokens: float,
                  grad_norm: float, seconds: float) -> dict[str, float]:

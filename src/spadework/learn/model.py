@@ -91,7 +91,7 @@ def tiny_model(seed: int = 0, vocab_size: int = ByteTokenizer.vocab_size) -> Any
     from transformers import Qwen2Config, Qwen2ForCausalLM
 
     config = Qwen2Config(vocab_size=vocab_size, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=4096,
+                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=32768,
                          tie_word_embeddings=True, eos_token_id=ByteTokenizer.eos_token_id)
     torch.manual_seed(seed)
     return Qwen2ForCausalLM(config).float()

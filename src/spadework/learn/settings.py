@@ -42,3 +42,10 @@ class LearnerSettings:
     micro_batch_tokens: int = 2048
     epochs: int = 1
     seed: int = 0
+
+
+class ServerKind(StrEnum):
+    """Which inference server's adapter hot-load endpoints receive each update."""
+
+    VLLM = "vllm"
+    SGLANG = "sglang"

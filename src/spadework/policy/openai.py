@@ -149,6 +149,13 @@ class OpenAIPolicy:
     def __repr__(self) -> str:
         return f"OpenAIPolicy(base_url={self.base_url!r}, model={self.model!r})"
 
+    def use_model(self, model: str) -> None:
+        """Send later requests to ``model``: a LoRA adapter the server has just confirmed loading
+        (so it is not checked against ``/models``, where some servers do not list adapters)."""
+        with self._lock:
+            self.model = model
+            self._model_checked = True
+
     def generate(self, conversations: Sequence[Conversation], sampling: Sampling) -> list[Completion]:
         """One completion per conversation, in order, with up to ``concurrency`` requests in flight.
 

@@ -16,6 +16,7 @@ class PolicyKind(StrEnum):
 
     EMBEDDED = "embedded"
     OPENAI = "openai"
+    HF = "hf"
     SCRIPTED = "scripted"
 
 
@@ -25,7 +26,8 @@ class PolicySettings:
 
     Attributes:
         kind: which backend.
-        model: a preset name or GGUF path (embedded), the served model's name (openai).
+        model: a preset name or GGUF path (embedded), the served model's name (openai), a
+            preset, GGUF path, Hugging Face folder or ``tiny`` (hf).
         base_url: the OpenAI-compatible server, up to and including ``/v1`` (openai).
         api_key_env: the environment variable holding the API key (openai); the key itself
             never appears in settings, logs or run directories.
@@ -107,6 +109,14 @@ def _openai(settings: PolicySettings) -> Policy:
                         concurrency=settings.concurrency)
 
 
+def _hf(settings: PolicySettings) -> Policy:
+    from spadework.learn.model import load_base
+    from spadework.policy.hf import HFPolicy
+
+    base = load_base(settings.model, settings.model)
+    return HFPolicy(base.model, base.tokenizer, name=f"hf:{settings.model}")
+
+
 def _scripted(settings: PolicySettings) -> Policy:
     from spadework.policy.scripted import ScriptedPolicy
 
@@ -116,6 +126,7 @@ def _scripted(settings: PolicySettings) -> Policy:
 BUILDERS: dict[PolicyKind, Callable[[PolicySettings], Policy]] = {
     PolicyKind.EMBEDDED: _embedded,
     PolicyKind.OPENAI: _openai,
+    PolicyKind.HF: _hf,
     PolicyKind.SCRIPTED: _scripted,
 }
 """One constructor per kind. Backends are imported only when built, so the package imports

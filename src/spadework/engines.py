@@ -1,0 +1,67 @@
+"""The policy a run samples from and, when it trains, the trainer that updates it.
+
+Which sync the trainer uses follows from the policy: the embedded engine swaps in a GGUF
+adapter, an OpenAI-compatible server hot-loads the adapter folder (``learn.sync_server``),
+the ``hf`` policy *is* the learner's model, and a fake needs nothing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from spadework.config import RunConfig
+from spadework.errors import ConfigError
+from spadework.policy import PolicySettings, build_policy
+from spadework.policy.base import Policy
+from spadework.policy.settings import PolicyKind
+
+
+def policy_settings(config: RunConfig) -> PolicySettings:
+    p = config.policy
+    return PolicySettings(kind=p.kind, model=p.model, base_url=p.base_url, api_key_env=p.api_key_env,
+                          n_ctx=p.n_ctx, concurrency=p.concurrency, timeout_s=p.timeout_s,
+                          seed=config.run.seed)
+
+
+def weight_sync(policy: Any, config: RunConfig) -> Any:
+    """How updates reach ``policy``'s engine.
+
+    Raises:
+        ConfigError: an OpenAI-compatible server with no ``learn.sync_server`` to call.
+    """
+    from spadework.learn.sync import EmbeddedSync, NoSync, ServerSync
+    from spadework.policy.embedded import EmbeddedPolicy
+    from spadework.policy.openai import OpenAIPolicy
+
+    if isinstance(policy, EmbeddedPolicy):
+        return EmbeddedSync(policy)
+    if isinstance(policy, OpenAIPolicy):
+        if config.learn.sync_server is None:
+            raise ConfigError("training with policy.kind = 'openai' needs learn.sync_server = 'vllm' or "
+                              "'sglang', so each update reaches the server")
+        return ServerSync(policy, config.learn.sync_server, config.policy.model)
+    return NoSync()
+
+
+def build_engines(config: RunConfig, run_dir: Path, policy: Policy | None = None) -> tuple[Policy, Any]:
+    """``(policy, trainer)``; the trainer is None when the run does not train.
+
+    Args:
+        policy: a ready policy (tests, library use) instead of the one the config describes.
+    """
+    if not config.learn.enabled:
+        return policy or build_policy(policy_settings(config)), None
+    from spadework.learn.model import load_base
+    from spadework.learn.sync import NoSync
+    from spadework.learn.trainer import Trainer
+    from spadework.policy.hf import HFPolicy
+
+    on_policy = policy is None and config.policy.kind is PolicyKind.HF
+    source = config.policy.model if on_policy else config.learn.model
+    base = load_base(source, config.policy.model, dtype=config.learn.dtype)
+    if on_policy:  # the learner's own model generates: nothing to sync
+        trainer = Trainer.build(base, config.learn, NoSync(), run_dir, config.run.seed)
+        return HFPolicy(trainer.learner.peft_model, base.tokenizer, name=f"hf:{source}"), trainer
+    policy = policy or build_policy(policy_settings(config))
+    return policy, Trainer.build(base, config.learn, weight_sync(policy, config), run_dir, config.run.seed)

@@ -1,0 +1,95 @@
+"""Checkpoints: one directory per iteration under ``RUN_DIR/checkpoints``, made whole or not at all.
+
+A checkpoint is written into ``iteration-NNNN.partial`` and renamed into place, so a crash
+leaves either the complete directory or a partial one that the next writer removes. The
+loop writes iteration N's checkpoint before it commits iteration N to the archive; on
+resume, a checkpoint newer than the last committed iteration belongs to work that was
+never committed, and is removed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+CHECKPOINTS_DIR = "checkpoints"
+LOOP_STATE_FILE = "loop.json"
+LATEST = "latest"
+"""A text file in ``checkpoints/`` holding the newest checkpoint's folder name."""
+NAME = re.compile(r"^iteration-(\d{4,})$")
+
+
+def checkpoint_name(iteration: int) -> str:
+    """>>> checkpoint_name(7)
+    'iteration-0007'
+    """
+    return f"iteration-{iteration:04d}"
+
+
+def checkpoints(run_dir: Path) -> dict[int, Path]:
+    """The complete checkpoints of a run, by iteration, oldest first."""
+    folder = run_dir / CHECKPOINTS_DIR
+    found = {}
+    for path in folder.iterdir() if folder.is_dir() else ():
+        match = NAME.match(path.name)
+        if match and path.is_dir():
+            found[int(match.group(1))] = path
+    return dict(sorted(found.items()))
+
+
+def write_checkpoint(run_dir: Path, iteration: int, save: Callable[[Path], None], loop_state: dict[str, Any],
+                     keep: int = 2) -> Path:
+    """Write iteration ``iteration``'s checkpoint atomically and keep only the ``keep`` newest.
+
+    Args:
+        save: writes the learner's files into the folder it is given.
+        loop_state: everything else the loop needs to continue (JSON).
+    """
+    folder = run_dir / CHECKPOINTS_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    final = folder / checkpoint_name(iteration)
+    partial = folder / f"{final.name}.partial"
+    shutil.rmtree(partial, ignore_errors=True)
+    partial.mkdir()
+    save(partial)
+    (partial / LOOP_STATE_FILE).write_text(json.dumps(loop_state, sort_keys=True), encoding="utf-8")
+    shutil.rmtree(final, ignore_errors=True)  # a leftover of a run that crashed before its commit
+    os.replace(partial, final)
+    _write_latest(folder, final.name)
+    for old in list(checkpoints(run_dir))[:-keep]:
+        shutil.rmtree(folder / checkpoint_name(old), ignore_errors=True)
+    return final
+
+
+def _write_latest(folder: Path, name: str) -> None:
+    temporary = folder / f"{LATEST}.tmp"
+    temporary.write_text(name + "\n", encoding="utf-8")
+    os.replace(temporary, folder / LATEST)
+
+
+def drop_uncommitted(run_dir: Path, last_committed: int | None) -> list[int]:
+    """Remove partial checkpoints and those after ``last_committed``; returns the removed iterations."""
+    folder = run_dir / CHECKPOINTS_DIR
+    for partial in folder.glob("*.partial") if folder.is_dir() else ():
+        shutil.rmtree(partial, ignore_errors=True)
+    limit = -1 if last_committed is None else last_committed
+    removed = [i for i in checkpoints(run_dir) if i > limit]
+    for iteration in removed:
+        shutil.rmtree(folder / checkpoint_name(iteration), ignore_errors=True)
+    remaining = checkpoints(run_dir)
+    if removed and remaining:
+        _write_latest(folder, remaining[max(remaining)].name)
+    elif removed:
+        (folder / LATEST).unlink(missing_ok=True)
+    return removed
+
+
+def latest_checkpoint(run_dir: Path) -> Path | None:
+    """The newest complete checkpoint (what ``checkpoints/latest`` names), or None."""
+    found = checkpoints(run_dir)
+    return found[max(found)] if found else None

@@ -1,0 +1,92 @@
+"""What the loop calls to learn: samples → update → checkpoint → sync, and restore on resume.
+
+``Trainer`` owns the learner, the tokenizer its samples are rendered with, and the weight
+sync to the engine. Everything it needs to continue after a crash is in its checkpoints.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from spadework.config import LearnSection
+from spadework.designer import Design
+from spadework.learn.checkpoint import LOOP_STATE_FILE, checkpoints, write_checkpoint
+from spadework.learn.learner import Learner
+from spadework.learn.model import LoadedModel, with_lora
+from spadework.learn.samples import TrainSample, agent_samples, designer_samples
+from spadework.learn.settings import LearnerSettings
+from spadework.learn.sync import WeightSync
+from spadework.outcomes import DesignOutcome
+from spadework.rollout import Episode
+
+
+def learner_settings(section: LearnSection, seed: int) -> LearnerSettings:
+    """The learner's settings from the config's ``[learn]`` section."""
+    return LearnerSettings(lr=section.lr, weight_decay=section.weight_decay, clip_low=section.clip_low,
+                           clip_high=section.clip_high, aggregation=section.aggregation,
+                           kl_coef=section.kl_coef, max_grad_norm=section.max_grad_norm,
+                           micro_batch_tokens=section.micro_batch_tokens, epochs=section.epochs, seed=seed)
+
+
+@dataclass
+class Trainer:
+    """The loop's learning edge.
+
+    Attributes:
+        learner: updates the LoRA adapter.
+        tokenizer: renders samples (the learner model's own).
+        section: the ``[learn]`` config.
+        sync: sends each new adapter to the engine.
+        run_dir: where checkpoints go.
+    """
+
+    learner: Learner
+    tokenizer: Any
+    section: LearnSection
+    sync: WeightSync
+    run_dir: Path
+
+    @classmethod
+    def build(cls, base: LoadedModel, section: LearnSection, sync: WeightSync, run_dir: Path, seed: int,
+              accelerator: Any = None) -> Trainer:
+        model = with_lora(base.model, rank=section.lora_rank, alpha=section.lora_alpha,
+                          dropout=section.lora_dropout, targets=section.lora_targets)
+        learner = Learner(model, base.tokenizer, learner_settings(section, seed), accelerator)
+        return cls(learner, base.tokenizer, section, sync, run_dir)
+
+    def samples(self, designs: Sequence[Design], outcomes: Sequence[DesignOutcome],
+                episodes: Sequence[Episode], *, designer: bool = True) -> list[TrainSample]:
+        """This iteration's samples: the designer's (unless frozen, or ``designer`` is False:
+        nothing was designed) and the agent's."""
+        limit = self.section.max_sample_tokens
+        designed = (designer_samples(designs, outcomes, self.tokenizer, choice=self.section.designer_attempt,
+                                     max_tokens=limit) if self.section.designer and designer else [])
+        return designed + agent_samples(outcomes, episodes, self.tokenizer, max_tokens=limit)
+
+    def train(self, designs: Sequence[Design], outcomes: Sequence[DesignOutcome],
+              episodes: Sequence[Episode], *, designer: bool = True) -> dict[str, float]:
+        """One update on the iteration's samples; its ``learn/...`` metrics."""
+        return self.learner.update(self.samples(designs, outcomes, episodes, designer=designer))
+
+    def checkpoint(self, iteration: int, loop_state: dict[str, Any]) -> Path:
+        """Write the iteration's checkpoint (before the iteration is committed)."""
+        return write_checkpoint(self.run_dir, iteration, self.learner.save, loop_state,
+                                keep=self.section.keep_checkpoints)
+
+    def publish(self, checkpoint: Path) -> dict[str, float]:
+        """Make the engine serve the checkpoint's adapter."""
+        return self.sync.publish(checkpoint, self.learner.peft_model)
+
+    def restore(self, iteration: int) -> dict[str, Any] | None:
+        """Load iteration ``iteration``'s checkpoint and serve it; its loop state, or None when the
+        run has no checkpoint of that iteration (it was not trained then: the adapter starts fresh)."""
+        folder = checkpoints(self.run_dir).get(iteration)
+        if folder is None:
+            return None
+        self.learner.load(folder)
+        self.publish(folder)
+        return json.loads((folder / LOOP_STATE_FILE).read_text(encoding="utf-8"))

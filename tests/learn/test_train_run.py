@@ -1,0 +1,140 @@
+"""`spadework run --train` with the scripted policy and the tiny model: metrics, checkpoints,
+and resume after a crash at any point ends exactly like an uninterrupted run."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("peft")
+
+from spadework.archive import Archive  # noqa: E402
+from spadework.cli import main  # noqa: E402
+from spadework.config import load_config  # noqa: E402
+from spadework.learn.checkpoint import checkpoints  # noqa: E402
+from spadework.policy.scripted import ScriptedPolicy  # noqa: E402
+from spadework.run import run  # noqa: E402
+
+TIMINGS = ("perf/", "learn/update_s", "learn/tokens_per_s", "learn/sync_s")
+SMALL = {"policy.kind": "scripted", "run.iterations": 3, "run.designs": 2, "run.plays": 2,
+         "sandbox.pool_size": 2, "corpus.max_doc_tokens": 32, "learn.enabled": True, "learn.model": "tiny",
+         "learn.max_sample_tokens": 8192, "learn.micro_batch_tokens": 8192, "learn.lr": 1e-3}
+
+
+def config(**overrides):
+    return load_config(None, {**SMALL, **overrides})
+
+
+def snapshot(run_dir: Path) -> tuple[list, list]:
+    """What a run produced, without timestamps and timings."""
+    with Archive.open(run_dir, create=False) as archive:
+        records = [(r.origin, r.content_hash, r.valid, json.dumps(r.metrics, sort_keys=True))
+                   for r in archive.records()]
+    lines = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
+    return records, [{k: v for k, v in m.items() if not k.startswith(TIMINGS)} for m in lines]
+
+
+@pytest.fixture(scope="module")
+def whole(tmp_path_factory) -> Path:
+    run_dir = tmp_path_factory.mktemp("whole") / "run"
+    run(config(), run_dir)
+    return run_dir
+
+
+def test_training_logs_per_role_metrics_and_keeps_checkpoints(whole: Path):
+    lines = [json.loads(line) for line in (whole / "metrics.jsonl").read_text().splitlines()]
+    updates = [m["learn/updates"] for m in lines]
+    assert updates[-1] >= 2 and updates == sorted(updates)  # an iteration with no samples takes no step
+    assert all((m["learn/samples"] > 0) == (m["learn/grad_norm"] > 0) for m in lines)
+    for m in lines:
+        for key in ("learn/loss", "learn/grad_norm", "learn/update_s", "learn/designer_loss", "learn/agent_loss",
+                    "learn/designer_adv_abs_mean", "learn/agent_adv_abs_mean"):
+            assert key in m
+    assert any(m["learn/designer_samples"] > 0 for m in lines) and any(m["learn/agent_samples"] > 0 for m in lines)
+    assert sorted(checkpoints(whole)) == [1, 2]  # keep_checkpoints = 2
+    assert (whole / "checkpoints" / "latest").read_text().strip() == "iteration-0002"
+
+
+class CrashingPolicy(ScriptedPolicy):
+    """FAKE: the scripted policy, dying after a number of generate calls (a crash mid-iteration)."""
+
+    def __init__(self, calls: int):
+        super().__init__()
+        self.left = calls
+
+    def generate(self, conversations, sampling):
+        self.left -= 1
+        if self.left < 0:
+            raise KeyboardInterrupt
+        return super().generate(conversations, sampling)
+
+
+@pytest.mark.timeout(300)
+def test_a_crash_while_generating_resumes_like_an_uninterrupted_run(tmp_path: Path, whole: Path):
+    with pytest.raises(KeyboardInterrupt):
+        run(config(), tmp_path / "broken", policy=CrashingPolicy(calls=9))
+    assert 0 < len((tmp_path / "broken" / "metrics.jsonl").read_text().splitlines()) < 3
+    run(config(), tmp_path / "broken", resume=True)
+    assert snapshot(tmp_path / "broken") == snapshot(whole)
+
+
+@pytest.mark.timeout(300)
+def test_a_crash_between_checkpoint_and_commit_resumes_like_an_uninterrupted_run(
+        tmp_path: Path, whole: Path, monkeypatch):
+    original = Archive.commit_iteration
+
+    def commit_then_die(self, iteration, *args, **kwargs):
+        if iteration == 1:
+            raise KeyboardInterrupt  # iteration 1's checkpoint is written, its commit never happens
+        return original(self, iteration, *args, **kwargs)
+
+    monkeypatch.setattr(Archive, "commit_iteration", commit_then_die)
+    with pytest.raises(KeyboardInterrupt):
+        run(config(), tmp_path / "broken")
+    assert 1 in checkpoints(tmp_path / "broken")
+    monkeypatch.setattr(Archive, "commit_iteration", original)
+    run(config(), tmp_path / "broken", resume=True)
+    assert snapshot(tmp_path / "broken") == snapshot(whole)
+
+
+@pytest.mark.timeout(300)
+def test_kill_9_during_training_resumes_cleanly(tmp_path: Path, whole: Path):
+    run_dir = tmp_path / "run"
+    (tmp_path / "c.toml").write_text(_toml(SMALL))
+    command = [sys.executable, "-m", "spadework.cli", "run", "--config", str(tmp_path / "c.toml"),
+               "--run-dir", str(run_dir)]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not list((run_dir / "checkpoints").glob("iteration-0001*")):
+        time.sleep(0.01)  # die while iteration 1's checkpoint is being written, or just after
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    done = subprocess.run([sys.executable, "-m", "spadework.cli", "run", "--resume", str(run_dir)],
+                          capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr
+    assert snapshot(run_dir) == snapshot(whole)
+
+
+def _toml(values: dict) -> str:
+    sections: dict[str, list[str]] = {}
+    for dotted, value in values.items():
+        section, key = dotted.split(".")
+        sections.setdefault(section, []).append(f"{key} = {json.dumps(value)}")
+    return "".join(f"[{name}]\n" + "\n".join(lines) + "\n" for name, lines in sections.items())
+
+
+def test_cli_train_flag_turns_training_on(tmp_path: Path, capsys):
+    (tmp_path / "c.toml").write_text(_toml({k: v for k, v in SMALL.items() if k != "learn.enabled"}))
+    code = main(["run", "--config", str(tmp_path / "c.toml"), "--iterations", "1", "--train",
+                 "--run-dir", str(tmp_path / "run")])
+    assert code == 0
+    assert "enabled = true" in (tmp_path / "run" / "config.toml").read_text()
+    assert json.loads((tmp_path / "run" / "metrics.jsonl").read_text())["learn/updates"] == 1.0
