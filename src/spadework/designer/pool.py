@@ -45,7 +45,8 @@ def pool_sources(spec: str) -> list[tuple[str, str]]:
         from spadework.archive import Archive
 
         with Archive.open(path.parent if path.name == ARCHIVE_FILE else path, create=False) as archive:
-            found = [(f"archive-{r.id}", r.source) for r in archive.records(valid=True) if r.metrics.get("final")]
+            found = [(f"archive-{r.id}", r.source) for r in archive.records(valid=True)
+                     if r.metrics.get("final")]
     else:
         raise ConfigError(f"designer.fixed_pool {spec!r} is neither 'examples', a folder of .py files, "
                           "nor a run directory or archive.sqlite")
@@ -72,7 +73,9 @@ def load_pool(spec: str, sandbox: Any) -> tuple[list[PoolMember], int]:
     return members, invalid
 
 
-def draw_designs(pool: Sequence[PoolMember], count: int, seed: int, design_ids: Sequence[str]) -> list[Design]:
+def draw_designs(
+    pool: Sequence[PoolMember], count: int, seed: int, design_ids: Sequence[str]
+) -> list[Design]:
     """``count`` designs drawn from the pool with replacement, fixed by ``seed``.
 
     >>> from spadework.validate.verdict import Verdict

@@ -113,10 +113,11 @@ class ServerSync:
         load, unload = ENDPOINTS[self.kind]
         self.count += 1
         name = f"{self.prefix}-{checkpoint.name}-{self.count}"
-        response = self._post(load, {"lora_name": name, "lora_path": str((checkpoint / ADAPTER_DIR).resolve())})
+        path = str((checkpoint / ADAPTER_DIR).resolve())
+        response = self._post(load, {"lora_name": name, "lora_path": path})
         if response.status_code >= 400:
-            raise PolicyError(f"{self.kind.value} refused to load adapter {name} (HTTP {response.status_code}: "
-                              f"{response.text[:300]}); start it with --enable-lora"
+            raise PolicyError(f"{self.kind.value} refused to load adapter {name} (HTTP "
+                              f"{response.status_code}: {response.text[:300]}); start it with --enable-lora"
                               + (" and VLLM_ALLOW_RUNTIME_LORA_UPDATING=True" if self.kind is ServerKind.VLLM
                                  else "") + ", and make the run directory readable by the server")
         if self.loaded is not None:
