@@ -108,7 +108,7 @@ class Loop:
             "perf/tokens_per_s": generated / seconds if seconds else 0.0,
             "perf/design_s": design_s, "perf/play_s": play_s,
             "perf/iteration_s": time.perf_counter() - start,
-            "corpus/documents_used": float(len(documents)),
+            "corpus/documents_used": float(len(documents)) if self.sampler and not self.pool else 0.0,
         })
         self.save_episodes(iteration, episodes)
         records = archive_records(iteration, designs, outcomes, episodes)

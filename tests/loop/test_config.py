@@ -35,7 +35,7 @@ def test_resolved_config_round_trips_through_toml(tmp_path: Path):
         ("[designer]\nmax_atempts = 2\n",
          "config field 'designer.max_atempts': Extra inputs are not permitted"),
         ("[policy]\nkind = 'gpu'\n",
-         "config field 'policy.kind': Input should be 'embedded', 'openai' or 'scripted'"),
+         "config field 'policy.kind': Input should be 'embedded', 'openai', 'hf' or 'scripted'"),
         ("[agent.sampling]\ntemperature = 'hot'\n",
          "config field 'agent.sampling.temperature': Input should be a valid number"),
         ("[run\n", "not valid TOML"),

@@ -57,7 +57,7 @@ def test_invalid_settings_name_the_field(changes, message):
 def test_json_with_unknown_fields_or_kinds_is_refused():
     with pytest.raises(ConfigError, match="unknown field\\(s\\) temperature"):
         PolicySettings.from_json({"temperature": 1.0})
-    with pytest.raises(ConfigError, match="'kind' is 'hf'; use one of embedded, openai, scripted"):
-        PolicySettings.from_json({"kind": "hf"})
+    with pytest.raises(ConfigError, match="'kind' is 'vllm'; use one of embedded, openai, hf, scripted"):
+        PolicySettings.from_json({"kind": "vllm"})
     with pytest.raises(ConfigError, match="policy field 'kind' is 'openai'"):
         PolicySettings(kind="openai")
