@@ -17,6 +17,7 @@ from spadework.archive import Archive, EnvRecord, export_jsonl, export_parquet
 from spadework.config import load_config
 from spadework.envs.contract import episode_score, is_solved
 from spadework.errors import CheckFailed, EnvError, ParseError, SpadeworkError, UsageError
+from spadework.learn.distributed import is_follower
 from spadework.policy.settings import PolicyKind
 from spadework.progress import RichReporter
 from spadework.run import resumed_config, run
@@ -222,6 +223,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     else:
         run_dir = args.run_dir or Path("runs") / time.strftime("run-%Y%m%d-%H%M%S")
         config = load_config(args.config, overrides)
+    if is_follower():  # another learner process under accelerate launch: it only trains
+        run(config, run_dir, resume=args.resume is not None)
+        return 0
     try:
         with RichReporter() as reporter:
             summary = run(config, run_dir, resume=args.resume is not None, reporter=reporter)

@@ -44,6 +44,23 @@ def weight_sync(policy: Any, config: RunConfig) -> Any:
     return NoSync()
 
 
+def build_trainer(config: RunConfig, run_dir: Path, sync: Any) -> Any:
+    """The run's ``learn.Trainer``; under ``accelerate launch`` its learner spans every process."""
+    from spadework.learn.distributed import launched_processes
+    from spadework.learn.model import load_base
+    from spadework.learn.trainer import Trainer
+
+    source = config.policy.model if config.policy.kind is PolicyKind.HF else config.learn.model
+    base = load_base(source, config.policy.model, dtype=config.learn.dtype)
+    accelerator = None
+    if launched_processes() > 1:
+        import torch
+        from accelerate import Accelerator
+
+        accelerator = Accelerator(cpu=not torch.cuda.is_available())  # CPU processes talk over gloo
+    return Trainer.build(base, config.learn, sync, run_dir, config.run.seed, accelerator)
+
+
 def build_engines(config: RunConfig, run_dir: Path, policy: Policy | None = None) -> tuple[Policy, Any]:
     """``(policy, trainer)``; the trainer is None when the run does not train.
 
@@ -52,16 +69,12 @@ def build_engines(config: RunConfig, run_dir: Path, policy: Policy | None = None
     """
     if not config.learn.enabled:
         return policy or build_policy(policy_settings(config)), None
-    from spadework.learn.model import load_base
     from spadework.learn.sync import NoSync
-    from spadework.learn.trainer import Trainer
     from spadework.policy.hf import HFPolicy
 
-    on_policy = policy is None and config.policy.kind is PolicyKind.HF
-    source = config.policy.model if on_policy else config.learn.model
-    base = load_base(source, config.policy.model, dtype=config.learn.dtype)
-    if on_policy:  # the learner's own model generates: nothing to sync
-        trainer = Trainer.build(base, config.learn, NoSync(), run_dir, config.run.seed)
-        return HFPolicy(trainer.learner.peft_model, base.tokenizer, name=f"hf:{source}"), trainer
+    if policy is None and config.policy.kind is PolicyKind.HF:  # the learner's own model generates
+        trainer = build_trainer(config, run_dir, NoSync())
+        policy = HFPolicy(trainer.learner.peft_model, trainer.tokenizer, name=f"hf:{config.policy.model}")
+        return policy, trainer
     policy = policy or build_policy(policy_settings(config))
-    return policy, Trainer.build(base, config.learn, weight_sync(policy, config), run_dir, config.run.seed)
+    return policy, build_trainer(config, run_dir, weight_sync(policy, config))

@@ -10,9 +10,10 @@ from spadework.archive import Archive
 from spadework.config import CONFIG_FILE, RunConfig, load_config
 from spadework.corpus import CorpusSampler, open_corpus
 from spadework.designer.pool import load_pool
-from spadework.engines import build_engines
+from spadework.engines import build_engines, build_trainer
 from spadework.errors import UsageError
 from spadework.learn.checkpoint import drop_uncommitted
+from spadework.learn.distributed import is_follower
 from spadework.loop import Loop, Reporter, SilentReporter, rewrite_metrics, write_atomically
 from spadework.metered import MeteredPolicy
 from spadework.policy.base import Policy
@@ -72,8 +73,11 @@ def run(
     """Run (or continue) self-play until ``config.run.iterations`` are committed.
 
     An interrupted run (Ctrl-C, kill -9) loses only its unfinished iteration, which a
-    resumed run does again from the same state.
+    resumed run does again from the same state. Under ``accelerate launch`` the main process
+    runs the loop and the others only train (``follow_run``).
     """
+    if is_follower():
+        return follow_run(config, run_dir)
     config = prepare_run_dir(run_dir, config, resume)
     with Archive.open(run_dir) as archive:
         last = archive.last_iteration()
@@ -96,7 +100,21 @@ def run(
                 for iteration in range(start, config.run.iterations):
                     loop.run_iteration(iteration)
         finally:
+            if trainer is not None:
+                trainer.close()
             if engine is not policy:
                 metered.close()
         return RunSummary(run_dir, config.run.iterations, len(archive), archive.count(valid=True),
                           [m for _, m in archive.iterations()])
+
+
+def follow_run(config: RunConfig, run_dir: Path) -> RunSummary:
+    """A learner process other than the main one: it updates its replica when told, until the end."""
+    from spadework.learn.distributed import follow
+    from spadework.learn.sync import NoSync
+
+    if not config.learn.enabled:
+        raise UsageError("several processes only help training; add --train, or run one process")
+    trainer = build_trainer(config, run_dir, NoSync())
+    follow(trainer.learner, trainer.channel)
+    return RunSummary(run_dir, 0, 0, 0, [])

@@ -86,4 +86,5 @@ def test_checkpoints_are_atomic_pruned_and_dropped_when_uncommitted(tmp_path: Pa
     assert list(checkpoints(tmp_path)) == [2]
     assert not (tmp_path / "checkpoints" / "iteration-0004.partial").exists()
     assert (tmp_path / "checkpoints" / "latest").read_text().strip() == "iteration-0002"
-    assert json.loads((tmp_path / "checkpoints" / "iteration-0002" / "loop.json").read_text()) == {"iteration": 2}
+    state = tmp_path / "checkpoints" / "iteration-0002" / "loop.json"
+    assert json.loads(state.read_text()) == {"iteration": 2}

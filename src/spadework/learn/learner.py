@@ -93,11 +93,19 @@ class Learner:
         """The PEFT model itself (unwrapped from any distributed wrapper)."""
         return self.accelerator.unwrap_model(self.model) if self.accelerator else self.model
 
-    def _share(self, groups: list[list[int]]) -> tuple[list[list[int]], int]:
+    def _share(self, groups: list[list[int]]) -> tuple[list[tuple[list[int], float]], int]:
+        """This process's micro-batches, each with its weight, and the number of processes.
+
+        Every process runs the same number of forward/backward passes (DDP and FSDP need
+        that): a process with fewer micro-batches repeats its first with weight 0.
+        """
         if self.accelerator is None:
-            return groups, 1
+            return [(g, 1.0) for g in groups], 1
         n, rank = self.accelerator.num_processes, self.accelerator.process_index
-        return groups[rank::n], n
+        own = [(g, 1.0) for g in groups[rank::n]]
+        rounds = -(-len(groups) // n)
+        filler = own[0][0] if own else groups[0]
+        return own + [(filler, 0.0)] * (rounds - len(own)), n
 
     def _logp(self, ids: torch.Tensor, attention: torch.Tensor, *, base: bool = False) -> torch.Tensor:
         if base:
@@ -119,26 +127,27 @@ class Learner:
         for _ in range(s.epochs):
             self.optimizer.zero_grad(set_to_none=True)
             sums = self._accumulate(samples, mine, old, denominator, world)
-            grad_norm = float(torch.nn.utils.clip_grad_norm_(
-                [p for p in self.model.parameters() if p.requires_grad], s.max_grad_norm))
+            trainable = [p for p in self.model.parameters() if p.requires_grad]
+            clip = self.accelerator.clip_grad_norm_ if self.accelerator else torch.nn.utils.clip_grad_norm_
+            grad_norm = float(clip(trainable, s.max_grad_norm))
             self.optimizer.step()
         self.updates += 1
         return self._metrics(samples, sums, tokens, grad_norm, time.perf_counter() - start)
 
-    def _old_logps(self, samples: Sequence[TrainSample], mine: list[list[int]]) -> list[torch.Tensor | None]:
+    def _old_logps(self, samples: Sequence[TrainSample], mine: list[tuple[list[int], float]]) -> list[Any]:
         old = []
         with torch.no_grad():
-            for group in mine:
+            for group, _ in mine:
                 ids, attention, _, _ = _tensors([samples[i] for i in group], self.pad_id, self.device)
                 old.append(self._logp(ids, attention))
         return old
 
-    def _accumulate(self, samples: Sequence[TrainSample], mine: list[list[int]], old: list[Any],
-                    denominator: float, world: int) -> dict[str, float]:
+    def _accumulate(self, samples: Sequence[TrainSample], mine: list[tuple[list[int], float]],
+                    old: list[Any], denominator: float, world: int) -> dict[str, float]:
         """Backward over this process's micro-batches; returns summed statistics (all processes)."""
         s = self.settings
         sums = torch.zeros(len(SUMS), dtype=torch.float64)
-        for group, old_logp in zip(mine, old, strict=True):
+        for (group, weight), old_logp in zip(mine, old, strict=True):
             batch = [samples[i] for i in group]
             ids, attention, mask, advantages = _tensors(batch, self.pad_id, self.device)
             logp = self._logp(ids, attention)
@@ -146,12 +155,13 @@ class Learner:
             parts = policy_loss(logp, logp.detach() if old_logp is None else old_logp, advantages, mask,
                                 aggregation=s.aggregation, denominator=denominator, clip_low=s.clip_low,
                                 clip_high=s.clip_high, ref_logp=ref, kl_coef=s.kl_coef)
-            loss = parts.loss * world  # the processes' gradients are averaged; the batch loss is their sum
+            # the processes' gradients are averaged, and the batch loss is their sum
+            loss = parts.loss * (world * weight)
             (self.accelerator.backward(loss) if self.accelerator else loss.backward())
             per_role = _role_losses(batch, parts.sequence_losses)
-            sums += torch.tensor([float(parts.loss.detach()), parts.clipped_tokens, parts.kl_sum,
-                                  parts.tokens, per_role[TrainRole.DESIGNER], per_role[TrainRole.AGENT]],
-                                 dtype=torch.float64)
+            figures = [float(parts.loss.detach()), parts.clipped_tokens, parts.kl_sum, parts.tokens,
+                       per_role[TrainRole.DESIGNER], per_role[TrainRole.AGENT]]
+            sums += weight * torch.tensor(figures, dtype=torch.float64)
         if self.accelerator is not None:
             sums = self.accelerator.reduce(sums.to(self.device), reduction="sum").cpu()
         return dict(zip(SUMS, sums.tolist(), strict=True))

@@ -15,6 +15,7 @@ from typing import Any
 from spadework.config import LearnSection
 from spadework.designer import Design
 from spadework.learn.checkpoint import LOOP_STATE_FILE, checkpoints, write_checkpoint
+from spadework.learn.distributed import Channel
 from spadework.learn.learner import Learner
 from spadework.learn.model import LoadedModel, with_lora
 from spadework.learn.samples import TrainSample, agent_samples, designer_samples
@@ -49,6 +50,8 @@ class Trainer:
     section: LearnSection
     sync: WeightSync
     run_dir: Path
+    channel: Channel | None = None
+    """Under ``accelerate launch``: how the main process drives the other learner processes."""
 
     @classmethod
     def build(cls, base: LoadedModel, section: LearnSection, sync: WeightSync, run_dir: Path, seed: int,
@@ -56,7 +59,8 @@ class Trainer:
         model = with_lora(base.model, rank=section.lora_rank, alpha=section.lora_alpha,
                           dropout=section.lora_dropout, targets=section.lora_targets)
         learner = Learner(model, base.tokenizer, learner_settings(section, seed), accelerator)
-        return cls(learner, base.tokenizer, section, sync, run_dir)
+        channel = Channel(accelerator) if accelerator is not None else None
+        return cls(learner, base.tokenizer, section, sync, run_dir, channel)
 
     def samples(self, designs: Sequence[Design], outcomes: Sequence[DesignOutcome],
                 episodes: Sequence[Episode], *, designer: bool = True) -> list[TrainSample]:
@@ -70,7 +74,10 @@ class Trainer:
     def train(self, designs: Sequence[Design], outcomes: Sequence[DesignOutcome],
               episodes: Sequence[Episode], *, designer: bool = True) -> dict[str, float]:
         """One update on the iteration's samples; its ``learn/...`` metrics."""
-        return self.learner.update(self.samples(designs, outcomes, episodes, designer=designer))
+        samples = self.samples(designs, outcomes, episodes, designer=designer)
+        if self.channel is not None:
+            self.channel.send("update", samples=[s.to_json() for s in samples])
+        return self.learner.update(samples)
 
     def checkpoint(self, iteration: int, loop_state: dict[str, Any]) -> Path:
         """Write the iteration's checkpoint (before the iteration is committed)."""
@@ -87,6 +94,14 @@ class Trainer:
         folder = checkpoints(self.run_dir).get(iteration)
         if folder is None:
             return None
+        if self.channel is not None:
+            self.channel.send("restore", path=str(folder))
         self.learner.load(folder)
         self.publish(folder)
         return json.loads((folder / LOOP_STATE_FILE).read_text(encoding="utf-8"))
+
+    def close(self) -> None:
+        """Tell the other learner processes (if any) that the run is over."""
+        if self.channel is not None:
+            self.channel.send("stop")
+            self.channel = None
