@@ -36,7 +36,7 @@ def is_follower() -> bool:
 
 
 class Channel:
-    """The main process tells the followers what to do, in order: ``restore``, ``update``, ``stop``."""
+    """The main process tells the followers what to do: ``restore``, ``update``, ``save``, ``stop``."""
 
     def __init__(self, accelerator: Any):
         self.accelerator = accelerator
@@ -64,6 +64,8 @@ def follow(learner: Any, channel: Channel) -> int:
             return done
         if message["kind"] == "restore":
             learner.load(Path(message["path"]))
+        elif message["kind"] == "save":
+            learner.save(Path(message["path"]))
         elif message["kind"] == "update":
             learner.update([TrainSample.from_json(s) for s in message["samples"]])
             done += 1

@@ -26,6 +26,9 @@ STATE_FILE = "learner.json"
 OPTIMIZER_FILE = "optimizer.pt"
 RNG_FILE = "rng.pt"
 ADAPTER_DIR = "adapter"
+SHARDED_DIR = "sharded"
+"""Under FSDP or DeepSpeed: every process's shard of the model and optimizer (accelerate's format)."""
+SHARDED = frozenset({"FSDP", "DEEPSPEED"})
 SUMS = ("loss", "clipped", "kl", "tokens", "designer_loss", "agent_loss")
 """What an update adds up over micro-batches (and processes)."""
 
@@ -186,21 +189,41 @@ class Learner:
                                                            if own else 0.0)
         return metrics
 
+    @property
+    def sharded(self) -> bool:
+        """Whether parameters or optimizer state are split across processes (FSDP, DeepSpeed)."""
+        kind = getattr(self.accelerator, "distributed_type", None)
+        return kind is not None and kind.value in SHARDED
+
     def save(self, folder: Path) -> None:
-        """Adapter, optimizer, RNG states and update count into ``folder`` (which must exist)."""
-        self.peft_model.save_pretrained(str(folder / ADAPTER_DIR))
-        torch.save(self.optimizer.state_dict(), folder / OPTIMIZER_FILE)
-        torch.save({"torch": torch.get_rng_state(), "python": random.getstate()}, folder / RNG_FILE)
-        (folder / STATE_FILE).write_text(json.dumps({"updates": self.updates}), encoding="utf-8")
+        """Adapter, optimizer, RNG states and update count into ``folder`` (which must exist).
+
+        With several processes every process calls this (gathering shards is collective);
+        the main process writes the adapter and the small files.
+        """
+        main = self.accelerator is None or self.accelerator.is_main_process
+        weights = self.accelerator.get_state_dict(self.model) if self.accelerator else None
+        if main:
+            self.peft_model.save_pretrained(str(folder / ADAPTER_DIR), state_dict=weights)
+        if self.sharded:
+            self.accelerator.save_state(str(folder / SHARDED_DIR))
+        elif main:
+            torch.save(self.optimizer.state_dict(), folder / OPTIMIZER_FILE)
+        if main:
+            torch.save({"torch": torch.get_rng_state(), "python": random.getstate()}, folder / RNG_FILE)
+            (folder / STATE_FILE).write_text(json.dumps({"updates": self.updates}), encoding="utf-8")
 
     def load(self, folder: Path) -> None:
         """Restore what ``save`` wrote: the adapter weights, optimizer, RNG states and update count."""
         from peft import set_peft_model_state_dict
         from safetensors.torch import load_file
 
-        weights = load_file(str(folder / ADAPTER_DIR / "adapter_model.safetensors"))
-        set_peft_model_state_dict(self.peft_model, weights)
-        self.optimizer.load_state_dict(torch.load(folder / OPTIMIZER_FILE, weights_only=True))
+        if self.sharded:
+            self.accelerator.load_state(str(folder / SHARDED_DIR))
+        else:
+            weights = load_file(str(folder / ADAPTER_DIR / "adapter_model.safetensors"))
+            set_peft_model_state_dict(self.peft_model, weights)
+            self.optimizer.load_state_dict(torch.load(folder / OPTIMIZER_FILE, weights_only=True))
         rng = torch.load(folder / RNG_FILE, weights_only=False)
         torch.set_rng_state(rng["torch"])
         random.setstate(rng["python"])

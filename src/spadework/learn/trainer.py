@@ -81,8 +81,12 @@ class Trainer:
 
     def checkpoint(self, iteration: int, loop_state: dict[str, Any]) -> Path:
         """Write the iteration's checkpoint (before the iteration is committed)."""
-        return write_checkpoint(self.run_dir, iteration, self.learner.save, loop_state,
-                                keep=self.section.keep_checkpoints)
+        def save(folder: Path) -> None:
+            if self.channel is not None:  # the other processes take part in gathering shards
+                self.channel.send("save", path=str(folder))
+            self.learner.save(folder)
+
+        return write_checkpoint(self.run_dir, iteration, save, loop_state, keep=self.section.keep_checkpoints)
 
     def publish(self, checkpoint: Path) -> dict[str, float]:
         """Make the engine serve the checkpoint's adapter."""
