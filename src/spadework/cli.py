@@ -74,6 +74,8 @@ def build_parser() -> argparse.ArgumentParser:
     selfplay.add_argument("--model", help="preset name or GGUF path; a model name with --policy openai")
     selfplay.add_argument("--corpus", help="'default', a .jsonl/.parquet file or a folder")
     selfplay.add_argument("--seed", type=int)
+    selfplay.add_argument("--executor", choices=["local", "ray"],
+                          help="where environments run: this machine, or Ray actors (needs spadework[ray])")
     selfplay.add_argument("--train", action="store_true", default=None,
                           help="train both roles after every iteration (LoRA; needs spadework[train])")
     selfplay.set_defaults(run=cmd_run)
@@ -216,7 +218,8 @@ def play_loop(env, seed: int) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     overrides = {"run.iterations": args.iterations, "run.designs": args.designs,
                  "run.plays": args.plays, "run.seed": args.seed, "policy.kind": args.policy,
-                 "policy.model": args.model, "corpus.path": args.corpus, "learn.enabled": args.train}
+                 "policy.model": args.model, "corpus.path": args.corpus, "learn.enabled": args.train,
+                 "sandbox.executor": args.executor}
     if args.resume is not None:
         run_dir = args.resume
         config = resumed_config(run_dir, overrides)

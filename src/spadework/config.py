@@ -7,6 +7,7 @@ names the field. The resolved configuration is written into the run directory.
 from __future__ import annotations
 
 import tomllib
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -74,10 +75,22 @@ class AgentSection(Section):
     sampling: SamplingConfig = SamplingConfig(temperature=0.7, max_tokens=160)
 
 
+class Executor(StrEnum):
+    """Where environments run: this machine's sandbox, or actors on a Ray cluster."""
+
+    LOCAL = "local"
+    RAY = "ray"
+
+
 class SandboxSection(Section):
     call_timeout_s: float = Field(5.0, gt=0, description="wall-clock limit of one environment call")
     load_timeout_s: float = Field(10.0, gt=0, description="wall-clock limit of loading a module")
     pool_size: int = Field(4, ge=0, description="sandbox workers started ahead of time")
+    executor: Executor = Field(Executor.LOCAL, description="local, or ray: environments run on Ray actors")
+    ray_address: str | None = Field(None, description="a Ray cluster ('auto', 'ray://host:10001'); "
+                                    "unset starts a local Ray")
+    ray_cpus_per_env: float = Field(0.0, ge=0, description="CPU share each environment actor reserves "
+                                    "(0: never blocks a rollout, which keeps all its environments open)")
 
 
 class LearnSection(Section):

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from spadework.archive import Archive
-from spadework.config import CONFIG_FILE, RunConfig, load_config
+from spadework.config import CONFIG_FILE, Executor, RunConfig, load_config
 from spadework.corpus import CorpusSampler, open_corpus
 from spadework.designer.pool import load_pool
 from spadework.engines import build_engines, build_trainer
@@ -94,7 +94,7 @@ def run(
         try:
             if trainer is not None and last is not None:
                 trainer.restore(last[0])
-            with Sandbox(sandbox_config) as sandbox:
+            with open_sandbox(config, sandbox_config) as sandbox:
                 pool = load_pool(config.designer.fixed_pool, sandbox)[0] if config.designer.fixed_pool else ()
                 loop = Loop(config, run_dir, metered, sandbox, archive, sampler, reporter, trainer, pool)
                 for iteration in range(start, config.run.iterations):
@@ -118,3 +118,13 @@ def follow_run(config: RunConfig, run_dir: Path) -> RunSummary:
     trainer = build_trainer(config, run_dir, NoSync())
     follow(trainer.learner, trainer.channel)
     return RunSummary(run_dir, 0, 0, 0, [])
+
+
+def open_sandbox(config: RunConfig, sandbox_config: SandboxConfig) -> Any:
+    """The local sandbox, or one whose environments run on Ray actors (``--executor ray``)."""
+    if config.sandbox.executor is Executor.RAY:
+        from spadework.sandbox.ray_pool import RaySandbox
+
+        return RaySandbox(sandbox_config, address=config.sandbox.ray_address,
+                          cpus_per_env=config.sandbox.ray_cpus_per_env)
+    return Sandbox(sandbox_config)

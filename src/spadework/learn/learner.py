@@ -132,7 +132,8 @@ class Learner:
             sums = self._accumulate(samples, mine, old, denominator, world)
             trainable = [p for p in self.model.parameters() if p.requires_grad]
             clip = self.accelerator.clip_grad_norm_ if self.accelerator else torch.nn.utils.clip_grad_norm_
-            grad_norm = float(clip(trainable, s.max_grad_norm))
+            norm = clip(trainable, s.max_grad_norm)  # DeepSpeed clips itself and returns None
+            grad_norm = float(norm) if norm is not None else float("nan")
             self.optimizer.step()
         self.updates += 1
         return self._metrics(samples, sums, tokens, grad_norm, time.perf_counter() - start)

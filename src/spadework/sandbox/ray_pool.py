@@ -1,0 +1,154 @@
+"""The sandbox spread over a Ray cluster (``--executor ray``).
+
+``RaySandbox.open`` starts a Ray actor somewhere in the cluster; the actor opens the
+environment in an ordinary local ``Sandbox`` on its node (same isolation, same limits) and
+serves its calls. Validation and plays use it exactly as they use a local sandbox, so
+designs are validated and episodes stepped on whichever nodes have room, while the driver
+only waits. Ray is imported only when a ``RaySandbox`` is built.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from spadework.errors import SandboxError
+from spadework.sandbox.config import SandboxConfig
+
+INSTALL_HINT = "pip install 'spadework[ray]'"
+
+
+def _ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise SandboxError(f"--executor ray needs Ray; install it with: {INSTALL_HINT}") from None
+    return ray
+
+
+class _EnvHost:
+    """Lives in a Ray actor: one environment in a local sandbox on the actor's node."""
+
+    def __init__(self, config: SandboxConfig):
+        from spadework.sandbox.pool import Sandbox
+
+        self.sandbox = Sandbox(config)
+        self.env: Any = None
+
+    def load(self, source: str) -> dict[str, Any]:
+        self.env = self.sandbox.open(source)
+        return {"isolation": self.env.isolation, "class_name": self.env.class_name,
+                "max_turns": self.env.max_turns, "tolerances": list(self.env.tolerances)}
+
+    def call(self, name: str, *args: Any) -> tuple[Any, list[str]]:
+        return getattr(self.env, name)(*args), list(self.env.tolerances)
+
+    def close(self) -> None:
+        if self.env is not None:
+            self.env.close()
+        self.sandbox.close()
+
+
+class RayEnv:
+    """A handle on an environment hosted by a Ray actor; the same methods as ``SandboxedEnv``.
+
+    An ``EnvError`` raised in the actor is raised here as itself, message unchanged, so
+    callers (and the designer's repair prompts) see what they see locally.
+    """
+
+    def __init__(self, ray: Any, actor: Any, source: str):
+        self._ray, self._actor = ray, actor
+        info = self._get(actor.load.remote(source))
+        self.isolation = info["isolation"]
+        self.class_name = info["class_name"]
+        self.max_turns = info["max_turns"]
+        self.tolerances: list[str] = info["tolerances"]
+
+    def _get(self, ref: Any) -> Any:
+        try:
+            return self._ray.get(ref)
+        except self._ray.exceptions.RayTaskError as exc:
+            cause = getattr(exc, "cause", None)  # the environment's own error, message unchanged
+            raise (cause if isinstance(cause, Exception) else exc.as_instanceof_cause()) from None
+        except self._ray.exceptions.RayActorError as exc:
+            raise SandboxError(f"the Ray actor hosting this environment died ({exc})") from None
+
+    def _call(self, name: str, *args: Any) -> Any:
+        value, self.tolerances = self._get(self._actor.call.remote(name, *args))
+        return value
+
+    def reset(self, seed: int | None = None) -> Any:
+        return self._call("reset", seed)
+
+    def step(self, action: str) -> Any:
+        return self._call("step", action)
+
+    def solution(self) -> Any:
+        return self._call("solution")
+
+    def hint(self) -> Any:
+        return self._call("hint")
+
+    def close(self) -> None:
+        try:
+            self._ray.get(self._actor.close.remote(), timeout=30)
+        except Exception:  # noqa: BLE001 - the actor is killed below either way
+            pass
+        self._ray.kill(self._actor)
+
+    def __enter__(self) -> RayEnv:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class RaySandbox:
+    """Opens each environment in a Ray actor of its own.
+
+    Args:
+        config: the sandbox settings every actor's local sandbox uses (its pool size is 0).
+        address: a running cluster (``"auto"`` or ``ray://...``); None starts a local Ray.
+        cpus_per_env: the CPU share each environment actor reserves. The default 0 never
+            blocks: a rollout keeps every play's environment open at once, and these actors
+            mostly wait for the policy; actors are spread over the cluster's nodes.
+        init_options: more ``ray.init`` options (e.g. ``num_cpus`` for a local instance).
+    """
+
+    def __init__(self, config: SandboxConfig | None = None, *, address: str | None = None,
+                 cpus_per_env: float = 0.0, **init_options: Any):
+        from dataclasses import replace
+
+        self.config = replace(config or SandboxConfig(), pool_size=0)
+        self.ray = _ray()
+        self._started = not self.ray.is_initialized()
+        if self._started:
+            self.ray.init(address=address, include_dashboard=False, log_to_driver=False, **init_options)
+        host = self.ray.remote(num_cpus=cpus_per_env, max_restarts=0, scheduling_strategy="SPREAD")
+        self._host = host(_EnvHost)
+
+    @property
+    def isolation(self) -> Any:
+        from spadework.sandbox.isolation import choose_isolation
+
+        return choose_isolation(self.config.isolation)
+
+    def open(self, source: str) -> RayEnv:
+        """Load ``source`` in a new actor. Raises ``EnvError`` as ``Sandbox.open`` does."""
+        actor = self._host.remote(self.config)
+        try:
+            return RayEnv(self.ray, actor, source)
+        except BaseException:
+            self.ray.kill(actor)
+            raise
+
+    def close(self) -> None:
+        """Shut down the Ray instance this sandbox started (a cluster it joined is left running)."""
+        if self._started and self.ray.is_initialized():
+            self.ray.shutdown()
+        self._started = False
+
+    def __enter__(self) -> RaySandbox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
