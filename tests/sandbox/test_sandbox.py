@@ -201,3 +201,38 @@ def test_textenv_subclass_making_its_own_rng_is_not_a_tolerance(sandbox):
     with sandbox.open(source) as env:
         env.reset(4)
         assert not any("self.rng" in t for t in env.tolerances)
+
+
+MIXED_STYLES = '''
+from spadework.envs import TextEnv
+
+
+class SquareEnv(TextEnv):
+    max_turns = 3
+
+    def new_episode(self):
+        self.n = self.rng.randint(2, 9)
+        self.solution = [str(self.n * self.n)]
+        return f"Square {self.n}.", {}
+
+    def apply(self, action):
+        return ("Yes.", 1.0, True) if [action] == self.solution else ("No.", 0.0, False)
+
+    def solution(self):
+        return self.solution
+
+    def hint(self):
+        return "Multiply it by itself."
+'''
+
+
+def test_observation_pairs_from_new_episode_and_a_solution_attribute_are_tolerated(sandbox):
+    with sandbox.open(MIXED_STYLES) as env:
+        observation, info = env.reset(2)
+        assert observation.startswith("Square ") and info == {}
+        actions = env.solution()
+        assert env.step(actions[0])[:3] == ["Yes.", 1.0, True]
+        assert env.tolerances == [
+            "new_episode() returned (observation, info); used the observation",
+            "an attribute named solution hid the solution() method; used its value",
+        ]
