@@ -58,6 +58,8 @@ class CorpusSection(Section):
 
 class DesignerSection(Section):
     max_attempts: int = Field(3, ge=1, le=10, description="first attempt plus repair turns")
+    repair_temperature_step: float = Field(0.15, ge=0.0, le=1.0, description="each repair round samples "
+                                           "this much hotter (a small model often repeats its failed reply)")
     memory: bool = Field(True, description="show the archive digest (off: the no-memory ablation)")
     corpus: bool = Field(True, description="ground on documents (off: the no-corpus ablation)")
     hint_writer: bool = Field(False, description="ask for the hint in a separate call")

@@ -144,6 +144,7 @@ class Loop:
             self.policy, self.sandbox, documents, digest,
             sampling=self.sampling(designer.sampling, iteration),
             max_attempts=designer.max_attempts, checks=checks_with_novelty(novelty), novelty=novelty,
+            temperature_step=designer.repair_temperature_step,
             design_ids=ids,
             hint_call=designer.hint_writer,
         )

@@ -85,6 +85,12 @@ def test_each_round_is_one_generate_call_for_the_failing_designs():
     assert policy.samplings == [SAMPLING] * 3
 
 
+def test_each_repair_round_samples_hotter_when_asked():
+    policy = FakeDesignerPolicy(SCRIPTS)
+    run(policy, temperature_step=0.2)
+    assert [round(s.temperature, 6) for s in policy.samplings] == [0.0, 0.2, 0.4]
+
+
 def test_designs_keep_every_attempt():
     a, b, c = run(FakeDesignerPolicy(SCRIPTS))
     assert (a.design_id, a.document_id, a.domain) == ("it1:d0", "A", "finance")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from spadework.designer.memory import MemoryDigest
@@ -172,6 +172,7 @@ def design_batch(
     hint_call: bool = False,
     workers: int = 1,
     novelty: NoveltyIndex | None = None,
+    temperature_step: float = 0.0,
 ) -> list[Design]:
     """Design one environment per document, repairing failed ones, in batched rounds.
 
@@ -194,6 +195,7 @@ def design_batch(
         workers: replies validated at once (threads; useful with the process sandbox).
         novelty: the index behind a "novel" check in ``checks``; each valid design is added to
             it at once, so a later design of the same batch cannot be its twin.
+        temperature_step: how much each repair round raises the temperature.
 
     Returns:
         One ``Design`` per document, in order.
@@ -217,7 +219,8 @@ def design_batch(
         return verdict
 
     attempts = run_rounds(policy, firsts, sampling, max_attempts,
-                          lambda order, cs: _map(judge, list(zip(order, cs, strict=True)), workers))
+                          lambda order, cs: _map(judge, list(zip(order, cs, strict=True)), workers),
+                          temperature_step)
     designs = [Design(design_id, doc_id, domain, tuple(tries))
                for design_id, (doc_id, _, domain), tries in zip(design_ids, documents, attempts, strict=True)]
     return write_hints(policy, designs, sampling) if hint_call else designs
@@ -226,6 +229,22 @@ def design_batch(
 ROUND_SEED_STRIDE = 7919
 """How far apart the sampling seeds of two repair rounds are (a batch never gets this large)."""
 
+MAX_REPAIR_TEMPERATURE = 1.2
+
+
+def round_sampling(sampling: Sampling, number: int, temperature_step: float = 0.0) -> Sampling:
+    """The sampling of round ``number`` (1 = first replies): a new seed, and a temperature raised
+    by ``temperature_step`` per repair round (capped), because a small model asked to repair
+    often repeats its failed reply word for word.
+
+    >>> s = round_sampling(Sampling(temperature=0.7, seed=1), 3, 0.15)
+    >>> s.seed, round(s.temperature, 2)
+    (15839, 1.0)
+    """
+    raised = min(sampling.temperature + temperature_step * (number - 1), MAX_REPAIR_TEMPERATURE)
+    return replace(sampling.for_item(ROUND_SEED_STRIDE * (number - 1)),
+                   temperature=max(raised, sampling.temperature))
+
 
 def run_rounds(
     policy: Policy,
@@ -233,6 +252,7 @@ def run_rounds(
     sampling: Sampling,
     max_attempts: int,
     judge: Callable[[list[int], list[Completion]], list[Verdict]],
+    temperature_step: float = 0.0,
 ) -> list[list[DesignAttempt]]:
     """Every design's attempts: one ``generate`` call per round for the designs still failing.
 
@@ -242,6 +262,7 @@ def run_rounds(
         sampling: the designer's sampling settings.
         max_attempts: the most replies per design.
         judge: the verdicts of a round's completions (given with their design indices), in order.
+        temperature_step: how much each repair round raises the temperature (``round_sampling``).
     """
     attempts: list[list[DesignAttempt]] = [[] for _ in firsts]
     pending = dict(enumerate(firsts))
@@ -249,8 +270,8 @@ def run_rounds(
         if not pending:
             break
         order = list(pending)
-        round_sampling = sampling.for_item(ROUND_SEED_STRIDE * (number - 1))  # a new draw per round
-        completions = generate_all(policy, [pending[i] for i in order], round_sampling)
+        completions = generate_all(policy, [pending[i] for i in order],
+                                   round_sampling(sampling, number, temperature_step))
         for i, completion, verdict in zip(order, completions, judge(order, completions), strict=True):
             attempts[i].append(DesignAttempt(number, pending[i], completion.text,
                                              reply_code(completion.text), verdict,
