@@ -1,0 +1,99 @@
+"""Learner overhead: tokens/s of ``Learner.update`` against a bare forward+backward of the same batch.
+
+Both run on the same LoRA-wrapped model and the same padded micro-batches; the bare pass is
+a forward, a masked next-token loss and a backward, nothing else. The update adds the
+policy-gradient loss, per-role statistics, gradient clipping and the AdamW step. Each is
+timed ``--repeats`` times after one warm-up; medians are reported. Target: ratio >= 0.85
+(overhead <= 15%). Also printed, not part of the ratio: the update with the KL term on
+(one more forward of the base model).
+
+    python benchmarks/learner_bench.py [--model qwen2.5-coder-0.5b | tiny] [--samples 4] [--tokens 256]
+
+The last line is one JSON object: learner_tokens_per_s, bare_tokens_per_s, ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import time
+
+import torch
+
+from spadework.errors import PolicyError
+from spadework.learn.learner import Learner, _tensors, micro_batches
+from spadework.learn.loss import token_logprobs
+from spadework.learn.model import load_base, with_lora
+from spadework.learn.samples import TrainRole, TrainSample
+from spadework.learn.settings import LearnerSettings
+
+TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj")
+
+
+def make_batch(count: int, length: int, vocab: int, seed: int = 0) -> list[TrainSample]:
+    """``count`` samples of ``length`` tokens: a prompt half (mask 0) and a reply half (mask 1)."""
+    rng = random.Random(seed)
+    samples = []
+    for k in range(count):
+        ids = tuple(rng.randrange(vocab) for _ in range(length))
+        mask = (0,) * (length // 2) + (1,) * (length - length // 2)
+        role = TrainRole.AGENT if k % 2 else TrainRole.DESIGNER
+        samples.append(TrainSample(role, ids, mask, 1.0 if k % 3 else -0.5, f"bench-{k}"))
+    return samples
+
+
+def bare_pass(learner: Learner, samples: list[TrainSample]) -> None:
+    """Forward, masked mean next-token log-likelihood, backward: the floor an update cannot beat."""
+    learner.model.zero_grad(set_to_none=True)
+    for group in micro_batches(samples, learner.settings.micro_batch_tokens):
+        ids, attention, mask, _ = _tensors([samples[i] for i in group], learner.pad_id, learner.device)
+        logp = token_logprobs(learner.model(input_ids=ids, attention_mask=attention).logits, ids)
+        (-(logp * mask).sum() / mask.sum()).backward()
+
+
+def timed(function, repeats: int) -> float:
+    function()  # warm-up
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", default="qwen2.5-coder-0.5b", help="a preset, GGUF, HF folder or 'tiny'")
+    parser.add_argument("--samples", type=int, default=4)
+    parser.add_argument("--tokens", type=int, default=256, help="tokens per sample")
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    torch.manual_seed(0)
+    try:
+        base = load_base(args.model, args.model, dtype="float32")
+    except PolicyError as exc:
+        print(f"{args.model} is not available ({exc}); using the tiny model")
+        args.model, base = "tiny", load_base("tiny", "tiny")
+    model = with_lora(base.model, rank=8, alpha=16, dropout=0.0, targets=TARGETS)
+    vocab = int(model.config.vocab_size)
+    batch = make_batch(args.samples, args.tokens, min(vocab, 32000))
+    tokens = args.samples * args.tokens
+    settings = LearnerSettings(lr=1e-6, micro_batch_tokens=2 * args.tokens)
+    learner = Learner(model, base.tokenizer, settings)
+    bare_s = timed(lambda: bare_pass(learner, batch), args.repeats)
+    update_s = timed(lambda: learner.update(batch), args.repeats)
+    learner.settings = LearnerSettings(lr=1e-6, micro_batch_tokens=2 * args.tokens, kl_coef=0.01)
+    kl_s = timed(lambda: learner.update(batch), args.repeats)
+    threads = torch.get_num_threads()
+    print(f"model {args.model}, {args.samples} samples x {args.tokens} tokens, {threads} threads")
+    print(f"bare forward+backward: {bare_s:.2f} s ({tokens / bare_s:.1f} tokens/s)")
+    print(f"learner update:        {update_s:.2f} s ({tokens / update_s:.1f} tokens/s)")
+    print(f"learner update + KL:   {kl_s:.2f} s ({tokens / kl_s:.1f} tokens/s; not in the ratio)")
+    print(json.dumps({"learner_tokens_per_s": round(tokens / update_s, 2),
+                      "bare_tokens_per_s": round(tokens / bare_s, 2), "ratio": round(bare_s / update_s, 3)}))
+
+
+if __name__ == "__main__":
+    main()
