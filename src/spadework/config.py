@@ -119,8 +119,9 @@ class LearnSection(Section):
     max_sample_tokens: int = Field(3072, ge=64, description="longer samples are cut")
     epochs: int = Field(1, ge=1, le=16, description="passes over each batch")
     keep_checkpoints: int = Field(2, ge=1, description="newest checkpoints kept in the run directory")
-    sync_server: ServerKind | None = Field(None, description="with policy.kind = 'openai': vllm or sglang, "
-                                           "whose adapter endpoints receive each update")
+    sync_server: ServerKind | None = Field(None, description="with policy.kind = 'openai': vllm or sglang "
+                                           "(adapter hot-load endpoints), or llama-cpp (spadework runs "
+                                           "llama.cpp's server on policy.base_url, restarted per update)")
 
 
 class RewardsSection(Section):

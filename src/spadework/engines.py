@@ -24,23 +24,29 @@ def policy_settings(config: RunConfig) -> PolicySettings:
                           seed=config.run.seed)
 
 
-def weight_sync(policy: Any, config: RunConfig) -> Any:
+def weight_sync(policy: Any, config: RunConfig, run_dir: Path) -> Any:
     """How updates reach ``policy``'s engine.
 
     Raises:
         ConfigError: an OpenAI-compatible server with no ``learn.sync_server`` to call.
     """
-    from spadework.learn.sync import EmbeddedSync, NoSync, ServerSync
+    from spadework.learn.settings import ServerKind
+    from spadework.learn.sync import EmbeddedSync, LlamaServerSync, NoSync, ServerSync
     from spadework.policy.embedded import EmbeddedPolicy
+    from spadework.policy.models import resolve_model
     from spadework.policy.openai import OpenAIPolicy
 
     if isinstance(policy, EmbeddedPolicy):
         return EmbeddedSync(policy)
     if isinstance(policy, OpenAIPolicy):
-        if config.learn.sync_server is None:
-            raise ConfigError("training with policy.kind = 'openai' needs learn.sync_server = 'vllm' or "
-                              "'sglang', so each update reaches the server")
-        return ServerSync(policy, config.learn.sync_server, config.policy.model)
+        server = config.learn.sync_server
+        if server is None:
+            raise ConfigError("training with policy.kind = 'openai' needs learn.sync_server = 'vllm', "
+                              "'sglang' or 'llama-cpp', so each update reaches the server")
+        if server is ServerKind.LLAMA_CPP:  # the model name is a preset or GGUF path the server loads
+            return LlamaServerSync(policy, resolve_model(config.policy.model), n_ctx=config.policy.n_ctx,
+                                   log=run_dir / "llama-server.log")
+        return ServerSync(policy, server, config.policy.model)
     return NoSync()
 
 
@@ -77,4 +83,4 @@ def build_engines(config: RunConfig, run_dir: Path, policy: Policy | None = None
         policy = HFPolicy(trainer.learner.peft_model, trainer.tokenizer, name=f"hf:{config.policy.model}")
         return policy, trainer
     policy = policy or build_policy(policy_settings(config))
-    return policy, build_trainer(config, run_dir, weight_sync(policy, config))
+    return policy, build_trainer(config, run_dir, weight_sync(policy, config, run_dir))

@@ -83,3 +83,48 @@ def test_the_served_model_moves_toward_the_update(tmp_path):
     policy.close()
     assert after > before + 1.0, f"log-prob of the trained answer: {before:.2f} before, {after:.2f} after"
     assert math.isclose(again, before, abs_tol=0.05), "removing the adapter restores the base model"
+
+
+@pytest.mark.timeout(600)
+def test_llama_cpp_server_serves_each_new_adapter(tmp_path):
+    """The real llama.cpp OpenAI-compatible server on loopback: restarted with an adapter, it answers
+    differently; closed, it is gone."""
+    pytest.importorskip("llama_cpp.server.app")
+    import socket
+
+    from spadework.errors import PolicyError
+    from spadework.learn.sync import LlamaServerSync
+    from spadework.policy.base import Sampling
+    from spadework.policy.models import resolve_model
+    from spadework.policy.openai import OpenAIPolicy
+
+    try:
+        gguf_path = resolve_model("qwen2.5-coder-0.5b")
+    except PolicyError as exc:
+        pytest.skip(str(exc))
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    base = load_base("policy", "qwen2.5-coder-0.5b", dtype="float32")
+    model = with_lora(base.model, rank=8, alpha=16, dropout=0.0, targets=TARGETS)
+    torch.manual_seed(0)
+    with torch.no_grad():  # a large random update, so the served text must change
+        for name, param in model.named_parameters():
+            if "lora_B" in name:
+                param.normal_(0.0, 0.05)
+    checkpoint = tmp_path / "iteration-0000"
+    checkpoint.mkdir()
+    policy = OpenAIPolicy(f"http://127.0.0.1:{port}/v1", "served", timeout_s=120.0)
+    sync = LlamaServerSync(policy, gguf_path, n_ctx=1024, log=tmp_path / "server.log")
+    greedy = Sampling(temperature=0.0, max_tokens=12)
+    try:
+        before = policy.generate([PROMPT], greedy)[0].text
+        metrics = sync.publish(checkpoint, model)
+        after = policy.generate([PROMPT], greedy)[0].text
+        assert (checkpoint / "adapter.gguf").exists() and metrics["learn/sync_s"] > 0
+        assert "--lora_path" in sync.process.args
+    finally:
+        sync.close()
+        policy.close()
+    assert after != before, f"the served answer did not change: {before!r}"
+    assert sync.process is None

@@ -75,3 +75,20 @@ def test_an_unreachable_server_is_named(tmp_path: Path):
     sync = ServerSync(policy, ServerKind.SGLANG, "m", transport=httpx.MockTransport(down))
     with pytest.raises(PolicyError, match="http://gpu-0:8000/load_lora_adapter"):
         sync.publish(tmp_path / "c", None)
+
+
+def test_training_against_a_server_needs_to_know_which_server(tmp_path: Path):
+    from spadework.config import load_config
+    from spadework.engines import weight_sync
+    from spadework.errors import ConfigError
+
+    policy = OpenAIPolicy("http://gpu-0:8000/v1", "m")
+    with pytest.raises(ConfigError, match="learn.sync_server = 'vllm', 'sglang' or 'llama-cpp'"):
+        weight_sync(policy, load_config(None, {"policy.kind": "openai"}), tmp_path)
+
+
+def test_a_managed_llama_cpp_server_must_be_on_loopback(tmp_path: Path):
+    from spadework.learn.sync import LlamaServerSync
+
+    with pytest.raises(PolicyError, match="runs the server itself on loopback"):
+        LlamaServerSync(OpenAIPolicy("http://gpu-0:8000/v1", "m"), tmp_path / "m.gguf")

@@ -49,3 +49,6 @@ class ServerKind(StrEnum):
 
     VLLM = "vllm"
     SGLANG = "sglang"
+    LLAMA_CPP = "llama-cpp"
+    """llama.cpp's server reads adapter files only when it starts: spadework runs it on
+    loopback itself and restarts it with each new adapter."""

@@ -7,15 +7,20 @@
   unloaded, and the policy's requests name the new adapter. vLLM (started with
   ``--enable-lora`` and ``VLLM_ALLOW_RUNTIME_LORA_UPDATING=True``) and SGLang (``--enable-lora``)
   take the same request body at different paths; the adapter path must be readable by the server.
+- ``LlamaServerSync`` (llama.cpp's OpenAI-compatible server, which loads adapter files only at
+  start): spadework runs the server on loopback itself and restarts it with each new adapter.
 - ``NoSync``: nothing to send (the scripted fake; the ``hf`` policy generates with the
   learner's own model, so it is on-policy by construction).
 """
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -56,7 +61,7 @@ class EmbeddedSync:
         return {"learn/sync_s": time.perf_counter() - start}
 
 
-ENDPOINTS = {
+ENDPOINTS: dict[ServerKind, tuple[str, str]] = {
     ServerKind.VLLM: ("/v1/load_lora_adapter", "/v1/unload_lora_adapter"),
     ServerKind.SGLANG: ("/load_lora_adapter", "/unload_lora_adapter"),
 }
@@ -110,7 +115,7 @@ class ServerSync:
 
     def publish(self, checkpoint: Path, peft_model: Any) -> dict[str, float]:
         start = time.perf_counter()
-        load, unload = ENDPOINTS[self.kind]
+        load, unload = ENDPOINTS[self.kind]  # LLAMA_CPP has its own class
         self.count += 1
         name = f"{self.prefix}-{checkpoint.name}-{self.count}"
         path = str((checkpoint / ADAPTER_DIR).resolve())
@@ -125,3 +130,70 @@ class ServerSync:
         self.loaded = name
         self.policy.use_model(adapter_model_name(self.kind, self.base_model, name))
         return {"learn/sync_s": time.perf_counter() - start}
+
+
+class LlamaServerSync:
+    """Runs ``llama_cpp.server`` on loopback for an ``OpenAIPolicy`` and restarts it per adapter.
+
+    Args:
+        policy: the policy; its ``base_url`` (a loopback address) says where the server listens
+            and its ``model`` is the name the server answers to.
+        model_path: the GGUF base model the server serves.
+        n_ctx: the server's context window.
+        log: where the server's output goes.
+        start_timeout_s: how long a (re)start may take.
+    """
+
+    def __init__(self, policy: Any, model_path: Path, *, n_ctx: int = 4096, log: Path | None = None,
+                 start_timeout_s: float = 180.0):
+        address = urlsplit(policy.base_url)
+        if address.hostname not in ("127.0.0.1", "localhost") or address.port is None:
+            raise PolicyError(f"learn.sync_server = 'llama-cpp' runs the server itself on loopback; set "
+                              f"policy.base_url to http://127.0.0.1:PORT/v1 (it is {policy.base_url})")
+        self.policy, self.model_path, self.n_ctx = policy, model_path, n_ctx
+        self.port, self.log, self.start_timeout_s = address.port, log, start_timeout_s
+        self.process: subprocess.Popen[bytes] | None = None
+        self.start(None)
+
+    def start(self, adapter: Path | None) -> None:
+        """(Re)start the server, with ``adapter`` applied when given; returns once it answers."""
+        self.close()
+        command = [sys.executable, "-m", "llama_cpp.server", "--model", str(self.model_path),
+                   "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(self.n_ctx),
+                   "--model_alias", self.policy.model]
+        command += ["--lora_path", str(adapter)] if adapter is not None else []
+        sink = self.log.open("ab") if self.log else subprocess.DEVNULL
+        self.process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + self.start_timeout_s
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise PolicyError(f"llama.cpp's server exited with code {self.process.returncode} while "
+                                  f"starting{f'; see {self.log}' if self.log else ''}")
+            try:
+                if httpx.get(f"{self.policy.base_url.rstrip('/')}/models", timeout=1.0).status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            time.sleep(0.2)
+        self.close()
+        raise PolicyError(f"llama.cpp's server did not answer within {self.start_timeout_s:.0f} s")
+
+    def publish(self, checkpoint: Path, peft_model: Any) -> dict[str, float]:
+        from spadework.learn.gguf_lora import export_adapter
+
+        start = time.perf_counter()
+        path = checkpoint / GGUF_ADAPTER
+        if not path.exists():
+            export_adapter(peft_model, path)
+        self.start(path)
+        return {"learn/sync_s": time.perf_counter() - start}
+
+    def close(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.process = None

@@ -105,7 +105,10 @@ class Trainer:
         return json.loads((folder / LOOP_STATE_FILE).read_text(encoding="utf-8"))
 
     def close(self) -> None:
-        """Tell the other learner processes (if any) that the run is over."""
+        """Tell the other learner processes (if any) that the run is over; stop what the sync runs."""
         if self.channel is not None:
             self.channel.send("stop")
             self.channel = None
+        close = getattr(self.sync, "close", None)
+        if close is not None:
+            close()
