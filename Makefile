@@ -43,6 +43,7 @@ test: setup
 bench: setup
 	$(BIN)/python benchmarks/sandbox_bench.py
 	$(BIN)/python benchmarks/loop_bench.py
+	$(BIN)/python benchmarks/learner_bench.py
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache .ruff_cache

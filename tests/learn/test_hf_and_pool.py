@@ -88,3 +88,12 @@ def test_checkpoints_are_atomic_pruned_and_dropped_when_uncommitted(tmp_path: Pa
     assert (tmp_path / "checkpoints" / "latest").read_text().strip() == "iteration-0002"
     state = tmp_path / "checkpoints" / "iteration-0002" / "loop.json"
     assert json.loads(state.read_text()) == {"iteration": 2}
+
+
+def test_a_learner_model_that_names_nothing_is_refused(tmp_path: Path):
+    from spadework.learn.model import load_base
+
+    with pytest.raises(ConfigError, match="neither 'policy', 'tiny', a preset"):
+        load_base("no-such-model", "x")
+    with pytest.raises(ConfigError, match="could not be loaded"):
+        load_base(str(tmp_path / "missing" / "model"), "x")

@@ -5,7 +5,7 @@ Where the weights come from (``LearnerSection.model``):
   dequantized by transformers once and cached as a Hugging Face folder next to it, so later
   loads take seconds;
 - a ``.gguf`` path or a preset name: the same, for that file;
-- a Hugging Face model folder;
+- a Hugging Face model folder, or a model id where the machine can download it;
 - ``"tiny"`` or ``"tiny:SEED"``: a tiny randomly initialised Qwen2-shaped model built here from
   a config (no download) with a byte-level tokenizer, for tests and benchmarks.
 """
@@ -141,15 +141,20 @@ def load_base(
     if name in PRESETS or name.endswith(".gguf"):
         gguf = resolve_model(name, cache_dir)
         folder, twin = hf_copy(gguf, cache_dir), gguf
-    elif Path(name).is_dir():
+    elif Path(name).is_dir() or "/" in name:  # a folder, or a Hugging Face model id (on a cluster)
         folder, twin = Path(name), None
     else:
         raise ConfigError(f"learner model {source!r} is neither 'policy', 'tiny', a preset "
-                          f"({', '.join(PRESETS)}), a .gguf file nor a Hugging Face model folder")
+                          f"({', '.join(PRESETS)}), a .gguf file nor a Hugging Face model folder or id")
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    model = AutoModelForCausalLM.from_pretrained(str(folder), dtype=_dtype(dtype))
-    return LoadedModel(model, HFTokenizer(AutoTokenizer.from_pretrained(str(folder))), source, twin)
+    try:
+        model = AutoModelForCausalLM.from_pretrained(str(folder), dtype=_dtype(dtype))
+        tokenizer = AutoTokenizer.from_pretrained(str(folder))
+    except OSError as exc:
+        raise ConfigError(f"learner model {source!r} could not be loaded ({str(exc)[:300]}); give a Hugging "
+                          "Face folder that exists here, or an id the machine can download") from None
+    return LoadedModel(model, HFTokenizer(tokenizer), source, twin)
 
 
 def with_lora(model: Any, *, rank: int, alpha: float, dropout: float, targets: tuple[str, ...]) -> Any:
