@@ -127,3 +127,13 @@ def test_save_and_load_restore_the_adapter_optimizer_and_rng(tmp_path):
     second.load(tmp_path)
     assert second.updates == 1
     assert second.update(batch())["learn/loss"] == pytest.approx(expected_next, rel=1e-5)
+
+
+def test_later_epochs_measure_the_ratio_against_the_first_and_clip_it():
+    learner = make_learner()
+    learner.settings = LearnerSettings(lr=5e-2, seed=0, epochs=4, clip_low=0.05, clip_high=0.05)
+    metrics = learner.update(batch())
+    assert metrics["learn/updates"] == 1.0  # one update, four optimizer steps on the same batch
+    assert 0.0 < metrics["learn/clip_fraction"] <= 1.0
+    single = make_learner().update(batch())
+    assert single["learn/clip_fraction"] == 0.0  # one pass on fresh samples: the ratio is exactly 1
