@@ -81,7 +81,7 @@ def draw_designs(
     >>> from spadework.validate.verdict import Verdict
     >>> pool = [PoolMember(n, "", DesignAttempt(1, (), "", "", Verdict((), "none"))) for n in "ab"]
     >>> [d.document_id for d in draw_designs(pool, 3, 0, ["x", "y", "z"])]
-    ['pool:b', 'pool:a', 'pool:a']
+    ['pool:b', 'pool:b', 'pool:a']
     """
     rng = random.Random(seed)
     picks = [rng.choice(pool) for _ in range(count)]

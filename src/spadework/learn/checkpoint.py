@@ -25,7 +25,9 @@ NAME = re.compile(r"^iteration-(\d{4,})$")
 
 
 def checkpoint_name(iteration: int) -> str:
-    """>>> checkpoint_name(7)
+    """The folder name of iteration ``iteration``'s checkpoint.
+
+    >>> checkpoint_name(7)
     'iteration-0007'
     """
     return f"iteration-{iteration:04d}"

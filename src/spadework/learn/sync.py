@@ -69,7 +69,9 @@ ENDPOINTS: dict[ServerKind, tuple[str, str]] = {
 
 
 def server_root(base_url: str) -> str:
-    """>>> server_root("http://gpu-0:8000/v1/")
+    """The server's root: its OpenAI base URL without ``/v1``.
+
+    >>> server_root("http://gpu-0:8000/v1/")
     'http://gpu-0:8000'
     """
     root = base_url.rstrip("/")
