@@ -83,4 +83,9 @@ def build_engines(config: RunConfig, run_dir: Path, policy: Policy | None = None
         policy = HFPolicy(trainer.learner.peft_model, trainer.tokenizer, name=f"hf:{config.policy.model}")
         return policy, trainer
     policy = policy or build_policy(policy_settings(config))
-    return policy, build_trainer(config, run_dir, weight_sync(policy, config, run_dir))
+    sync = weight_sync(policy, config, run_dir)
+    try:
+        return policy, build_trainer(config, run_dir, sync)
+    except BaseException:
+        getattr(sync, "close", lambda: None)()  # e.g. a llama.cpp server it started
+        raise
