@@ -65,6 +65,8 @@ class DesignerSection(Section):
     hint_writer: bool = Field(False, description="ask for the hint in a separate call")
     novelty_threshold: float = Field(0.85, gt=0.0, le=1.0, description="MinHash similarity of a twin")
     invalid_penalty: float = Field(0.0, ge=0.0, description="an invalid design's reward is minus this")
+    partial_credit: bool = Field(False, description="scale an invalid design's penalty by the share of "
+                                 "checks it failed (a learning signal before any design is valid)")
     fixed_pool: str | None = Field(None, description="the fixed-environment baseline: 'examples', a folder "
                                    "of .py files or an earlier run; the designer is not asked")
     sampling: SamplingConfig = SamplingConfig(temperature=0.7, max_tokens=1024)

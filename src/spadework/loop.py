@@ -165,7 +165,8 @@ class Loop:
 
     def score(self, designs: Sequence[Design], episodes: Sequence[Episode]):
         penalty = self.config.designer.invalid_penalty
-        outcomes = [outcome_of(d, [e for e in episodes if e.env_id == d.design_id], penalty)
+        partial = self.config.designer.partial_credit
+        outcomes = [outcome_of(d, [e for e in episodes if e.env_id == d.design_id], penalty, partial)
                     for d in designs]
         groups = [d.domain or "none" for d in designs] if self.config.rewards.group_by_domain else None
         return with_designer_advantages(outcomes, groups)
@@ -209,6 +210,8 @@ def archive_records(
                 "document_id": design.document_id, "domain": design.domain,
                 "final": attempt is design.final,
             }
+            if attempt is design.final:
+                metrics.update({"designer_reward": outcome.reward, "designer_advantage": outcome.advantage})
             if attempt is design.final and design.valid:
                 nohint = next((e for e in own if e.arm is Arm.NOHINT), None)
                 metrics.update({
@@ -217,8 +220,7 @@ def archive_records(
                     "scores_hint": list(outcome.scores_hint),
                     "solve_rate_nohint": solve_rate(outcome.scores_nohint),
                     "solve_rate_hint": solve_rate(outcome.scores_hint),
-                    "regret": outcome.regret, "designer_reward": outcome.reward,
-                    "designer_advantage": outcome.advantage, "transcripts": samples,
+                    "regret": outcome.regret, "transcripts": samples,
                 })
             source = attempt.code if attempt.code is not None else attempt.reply
             records.append(EnvRecord.new(source, attempt.verdict,

@@ -48,8 +48,24 @@ class DesignOutcome:
     agent_zero_variance: bool = False
 
 
-def outcome_of(design: Design, episodes: Sequence[Episode], invalid_penalty: float) -> DesignOutcome:
-    """Regret and rewards of one design from its episodes (both arms, same seeds)."""
+def check_progress(design: Design) -> float:
+    """The share of the validator's checks the design's final reply passed.
+
+    >>> from spadework.designer.design import DesignAttempt
+    >>> from spadework.validate.verdict import CheckResult, Outcome, Verdict
+    >>> checks = (CheckResult("parse", Outcome.PASSED, ""), CheckResult("static", Outcome.FAILED, "x"),
+    ...           CheckResult("load", Outcome.SKIPPED, ""), CheckResult("solvable", Outcome.SKIPPED, ""))
+    >>> check_progress(Design("d", "doc", None, (DesignAttempt(1, (), "", None, Verdict(checks, "none")),)))
+    0.25
+    """
+    checks = design.final.verdict.checks
+    return sum(c.passed for c in checks) / len(checks) if checks else 0.0
+
+
+def outcome_of(design: Design, episodes: Sequence[Episode], invalid_penalty: float,
+               partial_credit: bool = False) -> DesignOutcome:
+    """Regret and rewards of one design from its episodes (both arms, same seeds); with
+    ``partial_credit`` an invalid design's penalty shrinks with the checks it passed."""
     arms = {arm: sorted((e for e in episodes if e.arm is arm), key=lambda e: e.seed) for arm in Arm}
     nohint = tuple(e.score for e in arms[Arm.NOHINT])
     hint = tuple(e.score for e in arms[Arm.HINT])
@@ -57,7 +73,8 @@ def outcome_of(design: Design, episodes: Sequence[Episode], invalid_penalty: flo
     advantages, flat = group_advantages(nohint) if nohint else ([], False)
     return DesignOutcome(
         design_id=design.design_id, valid=design.valid, scores_nohint=nohint, scores_hint=hint,
-        regret=regret, reward=designer_reward(design.valid, regret, invalid_penalty),
+        regret=regret, reward=designer_reward(design.valid, regret, invalid_penalty,
+                                              check_progress(design) if partial_credit else 0.0),
         agent_advantages=tuple(advantages), agent_zero_variance=flat,
     )
 

@@ -152,3 +152,17 @@ def test_existing_run_needs_resume(tmp_path: Path):
     run(scripted(**{"run.iterations": 1, "run.designs": 1}), tmp_path / "run")
     with pytest.raises(Exception, match="already holds a run; continue it with"):
         run(scripted(), tmp_path / "run")
+
+
+def test_partial_credit_charges_invalid_designs_by_how_far_they_got(tmp_path: Path):
+    rewards = {}
+    for partial in (False, True):
+        run(scripted(**{"run.iterations": 1, "designer.max_attempts": 1, "designer.invalid_penalty": 1.0,
+                        "designer.partial_credit": partial}), tmp_path / str(partial))
+        with Archive.open(tmp_path / str(partial), create=False) as archive:
+            rewards[partial] = [(r.verdict.failure.name, r.metrics["designer_reward"])
+                                for r in archive.records(valid=False)]
+    assert rewards[False] and all(reward == -1.0 for _, reward in rewards[False])
+    for check, reward in rewards[True]:
+        assert -1.0 <= reward < 0.0
+        assert (reward == -1.0) == (check == "parse")  # failing the first check earns no credit

@@ -78,28 +78,36 @@ def paired_regret(hint_scores: Sequence[float], nohint_scores: Sequence[float]) 
     return max(0.0, mean([h - n for h, n in zip(hint_scores, nohint_scores, strict=True)]))
 
 
-def designer_reward(valid: bool, regret: float, invalid_penalty: float = 0.0) -> float:
-    """The designer's reward for one design: its regret when valid, ``-invalid_penalty`` when not.
+def designer_reward(valid: bool, regret: float, invalid_penalty: float = 0.0, progress: float = 0.0) -> float:
+    """The designer's reward for one design: its regret when valid; when not, ``-invalid_penalty``
+    scaled down by how far it got through the validator.
 
     Args:
         valid: whether the design passed validation.
         regret: ``paired_regret`` of the design (ignored when invalid).
         invalid_penalty: how much an invalid design costs, as a number >= 0.
+        progress: the share of the validator's checks an invalid design passed, in [0, 1]; 0 (the
+            default) charges the full penalty. Partial credit gives a small model's designer a
+            learning signal when none of its designs is valid yet.
 
     Raises:
-        ValueError: ``invalid_penalty`` is negative.
+        ValueError: ``invalid_penalty`` is negative, or ``progress`` is outside [0, 1].
 
     >>> designer_reward(True, 0.25, invalid_penalty=0.5)
     0.25
     >>> designer_reward(False, 0.25, invalid_penalty=0.5)
     -0.5
+    >>> designer_reward(False, 0.25, invalid_penalty=0.5, progress=0.75)
+    -0.125
     >>> designer_reward(False, 0.25)
     0.0
     """
     if invalid_penalty < 0:
         raise ValueError(f"invalid_penalty must be >= 0 (the reward of an invalid design is its negative), "
                          f"got {invalid_penalty}")
-    return float(regret) if valid else 0.0 - float(invalid_penalty)
+    if not 0.0 <= progress <= 1.0:
+        raise ValueError(f"progress is the share of checks passed, in [0, 1]; got {progress}")
+    return float(regret) if valid else 0.0 - float(invalid_penalty) * (1.0 - progress)
 
 
 def agent_rewards(episodes: Iterable[ScoredEpisode]) -> list[float]:
