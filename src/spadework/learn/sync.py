@@ -96,7 +96,7 @@ class ServerSync:
         policy: the ``OpenAIPolicy`` whose requests should use the new adapter.
         kind: the server.
         base_model: the server's base model name (the policy's model before any adapter).
-        prefix: adapters are named ``<prefix>-<update>``.
+        prefix: adapters are named ``<prefix>-<checkpoint folder>-<n>`` (n counts this sync's loads).
         transport: an ``httpx`` transport (``MockTransport`` in tests).
     """
 
