@@ -23,7 +23,7 @@ import time
 import torch
 
 from spadework.errors import PolicyError
-from spadework.learn.learner import Learner, _tensors, micro_batches
+from spadework.learn.learner import Learner, batch_tensors, micro_batches
 from spadework.learn.loss import token_logprobs
 from spadework.learn.model import load_base, with_lora
 from spadework.learn.samples import TrainRole, TrainSample
@@ -48,7 +48,7 @@ def bare_pass(learner: Learner, samples: list[TrainSample]) -> None:
     """Forward, masked mean next-token log-likelihood, backward: the floor an update cannot beat."""
     learner.model.zero_grad(set_to_none=True)
     for group in micro_batches(samples, learner.settings.micro_batch_tokens):
-        ids, attention, mask, _ = _tensors([samples[i] for i in group], learner.pad_id, learner.device)
+        ids, attention, mask, _ = batch_tensors([samples[i] for i in group], learner.pad_id, learner.device)
         logp = token_logprobs(learner.model(input_ids=ids, attention_mask=attention).logits, ids)
         (-(logp * mask).sum() / mask.sum()).backward()
 

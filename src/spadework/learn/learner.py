@@ -52,7 +52,7 @@ def micro_batches(samples: Sequence[TrainSample], max_tokens: int) -> list[list[
     return groups
 
 
-def _tensors(samples: Sequence[TrainSample], pad_id: int, device: Any) -> tuple[torch.Tensor, ...]:
+def batch_tensors(samples: Sequence[TrainSample], pad_id: int, device: Any) -> tuple[torch.Tensor, ...]:
     """Right-padded ids, attention mask, loss mask (shifted to the predicted tokens) and advantages."""
     width = max(len(s.ids) for s in samples)
     ids = torch.full((len(samples), width), pad_id, dtype=torch.long)
@@ -142,7 +142,7 @@ class Learner:
         old = []
         with torch.no_grad():
             for group, _ in mine:
-                ids, attention, _, _ = _tensors([samples[i] for i in group], self.pad_id, self.device)
+                ids, attention, _, _ = batch_tensors([samples[i] for i in group], self.pad_id, self.device)
                 old.append(self._logp(ids, attention))
         return old
 
@@ -153,7 +153,7 @@ class Learner:
         sums = torch.zeros(len(SUMS), dtype=torch.float64)
         for (group, weight), old_logp in zip(mine, old, strict=True):
             batch = [samples[i] for i in group]
-            ids, attention, mask, advantages = _tensors(batch, self.pad_id, self.device)
+            ids, attention, mask, advantages = batch_tensors(batch, self.pad_id, self.device)
             logp = self._logp(ids, attention)
             ref = self._logp(ids, attention, base=True) if s.kl_coef > 0 else None
             parts = policy_loss(logp, logp.detach() if old_logp is None else old_logp, advantages, mask,
