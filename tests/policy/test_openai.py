@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import json
 import socket
-import subprocess
-import sys
 import threading
 import time
-from pathlib import Path
 
 import httpx
 import pytest
 
 from spadework.errors import ContextOverflow, PolicyError
 from spadework.policy import Message, Role, Sampling
+from spadework.policy.llama_server import LlamaServer
 from spadework.policy.models import PRESETS, part_files, resolve_model
 from spadework.policy.openai import OpenAIPolicy
 
@@ -203,34 +201,18 @@ def llama_server(tmp_path_factory):
         part_files(PRESETS["qwen2.5-coder-0.5b"])
     except PolicyError as exc:
         pytest.skip(str(exc))
-    port = free_port()
-    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(resolve_model("qwen2.5-coder-0.5b")),
-               "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048", "--model_alias", "tiny"]
     log = tmp_path_factory.mktemp("llama-server") / "server.log"
-    with log.open("wb") as sink:
-        server = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/v1"
+    server = LlamaServer(resolve_model("qwen2.5-coder-0.5b"), free_port(), "tiny", n_ctx=2048, log=log,
+                         start_timeout_s=60.0)
     try:
-        wait_until_up(url, server, log)
-        yield url
+        server.start()
+    except PolicyError as exc:
+        server.close()
+        pytest.fail(f"{exc}: {log.read_text(errors='replace')[-2000:]}")
+    try:
+        yield server.url
     finally:
-        server.kill()
-        server.wait(timeout=10)
-
-
-def wait_until_up(url: str, server: subprocess.Popen, log: Path, limit_s: float = 60.0) -> None:
-    deadline = time.monotonic() + limit_s
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            pytest.fail(f"the llama.cpp server exited: {log.read_text(errors='replace')[-2000:]}")
-        try:
-            if httpx.get(f"{url}/models", timeout=1.0).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.2)
-    pytest.fail(f"the llama.cpp server did not answer within {limit_s} s: "
-                f"{log.read_text(errors='replace')[-2000:]}")
+        server.close()
 
 
 def test_a_real_server_answers_concurrent_requests(llama_server):

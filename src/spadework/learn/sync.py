@@ -15,8 +15,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any, Protocol
@@ -29,6 +27,14 @@ from spadework.learn.learner import ADAPTER_DIR
 from spadework.learn.settings import ServerKind
 
 GGUF_ADAPTER = "adapter.gguf"
+
+
+def gguf_adapter(checkpoint: Path, peft_model: Any) -> Path:
+    """The checkpoint's adapter as a GGUF LoRA file, written on first use (a resumed run reuses it)."""
+    from spadework.learn.gguf_lora import export_adapter
+
+    path = checkpoint / GGUF_ADAPTER
+    return path if path.exists() else export_adapter(peft_model, path)
 
 
 class WeightSync(Protocol):
@@ -51,13 +57,8 @@ class EmbeddedSync:
         self.policy = policy
 
     def publish(self, checkpoint: Path, peft_model: Any) -> dict[str, float]:
-        from spadework.learn.gguf_lora import export_adapter
-
         start = time.perf_counter()
-        path = checkpoint / GGUF_ADAPTER
-        if not path.exists():
-            export_adapter(peft_model, path)
-        self.policy.load_adapter(path)
+        self.policy.load_adapter(gguf_adapter(checkpoint, peft_model))
         return {"learn/sync_s": time.perf_counter() - start}
 
 
@@ -135,7 +136,7 @@ class ServerSync:
 
 
 class LlamaServerSync:
-    """Runs ``llama_cpp.server`` on loopback for an ``OpenAIPolicy`` and restarts it per adapter.
+    """Runs llama.cpp's server on loopback for an ``OpenAIPolicy`` and restarts it per adapter.
 
     Args:
         policy: the policy; its ``base_url`` (a loopback address) says where the server listens
@@ -148,54 +149,25 @@ class LlamaServerSync:
 
     def __init__(self, policy: Any, model_path: Path, *, n_ctx: int = 4096, log: Path | None = None,
                  start_timeout_s: float = 180.0):
+        from spadework.policy.llama_server import LlamaServer
+
         address = urlsplit(policy.base_url)
         if address.hostname not in ("127.0.0.1", "localhost") or address.port is None:
             raise PolicyError(f"learn.sync_server = 'llama-cpp' runs the server itself on loopback; set "
                               f"policy.base_url to http://127.0.0.1:PORT/v1 (it is {policy.base_url})")
-        self.policy, self.model_path, self.n_ctx = policy, model_path, n_ctx
-        self.port, self.log, self.start_timeout_s = address.port, log, start_timeout_s
-        self.process: subprocess.Popen[bytes] | None = None
-        self.start(None)
+        self.server = LlamaServer(model_path, address.port, policy.model, n_ctx=n_ctx, log=log,
+                                  start_timeout_s=start_timeout_s)
+        self.server.start()
 
-    def start(self, adapter: Path | None) -> None:
-        """(Re)start the server, with ``adapter`` applied when given; returns once it answers."""
-        self.close()
-        command = [sys.executable, "-m", "llama_cpp.server", "--model", str(self.model_path),
-                   "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(self.n_ctx),
-                   "--model_alias", self.policy.model]
-        command += ["--lora_path", str(adapter)] if adapter is not None else []
-        sink = self.log.open("ab") if self.log else subprocess.DEVNULL
-        self.process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + self.start_timeout_s
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise PolicyError(f"llama.cpp's server exited with code {self.process.returncode} while "
-                                  f"starting{f'; see {self.log}' if self.log else ''}")
-            try:
-                if httpx.get(f"{self.policy.base_url.rstrip('/')}/models", timeout=1.0).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            time.sleep(0.2)
-        self.close()
-        raise PolicyError(f"llama.cpp's server did not answer within {self.start_timeout_s:.0f} s")
+    @property
+    def process(self) -> Any:
+        """The running server process, or None once closed."""
+        return self.server.process
 
     def publish(self, checkpoint: Path, peft_model: Any) -> dict[str, float]:
-        from spadework.learn.gguf_lora import export_adapter
-
         start = time.perf_counter()
-        path = checkpoint / GGUF_ADAPTER
-        if not path.exists():
-            export_adapter(peft_model, path)
-        self.start(path)
+        self.server.start(gguf_adapter(checkpoint, peft_model))
         return {"learn/sync_s": time.perf_counter() - start}
 
     def close(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        self.process = None
+        self.server.close()
