@@ -94,7 +94,36 @@ class SandboxedEnv:
         self.close()
 
 
-class InProcessEnv:
+class ForwardingEnv:
+    """An ``EnvHandle`` whose contract calls all go through ``_call(name, *args)``; subclasses
+    say where the call runs (this process, a Ray actor)."""
+
+    def _call(self, what: str, *args: Any) -> Any:
+        raise NotImplementedError
+
+    def reset(self, seed: int | None = None) -> Any:
+        return self._call("reset", seed)
+
+    def step(self, action: str) -> Any:
+        return self._call("step", action)
+
+    def solution(self) -> Any:
+        return self._call("solution")
+
+    def hint(self) -> Any:
+        return self._call("hint")
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self) -> Any:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class InProcessEnv(ForwardingEnv):
     """FAKE for fast tests and the unisolated baseline: runs the code in this process.
 
     Never use it on code nobody reviewed: there is no isolation, no timeout and no limit.
@@ -119,27 +148,6 @@ class InProcessEnv:
             return _plain(getattr(self.adapter, what)(*args))
         except Exception as exc:  # noqa: BLE001
             raise raised(what, describe_exception(exc)) from None
-
-    def reset(self, seed: int | None = None) -> Any:
-        return self._call("reset", seed)
-
-    def step(self, action: str) -> Any:
-        return self._call("step", action)
-
-    def solution(self) -> Any:
-        return self._call("solution")
-
-    def hint(self) -> Any:
-        return self._call("hint")
-
-    def close(self) -> None:
-        pass
-
-    def __enter__(self) -> InProcessEnv:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 def _plain(value: Any) -> Any:

@@ -13,6 +13,7 @@ from typing import Any
 
 from spadework.errors import SandboxError
 from spadework.sandbox.config import SandboxConfig
+from spadework.sandbox.env import ForwardingEnv
 
 INSTALL_HINT = "pip install 'spadework[ray]'"
 
@@ -48,7 +49,7 @@ class _EnvHost:
         self.sandbox.close()
 
 
-class RayEnv:
+class RayEnv(ForwardingEnv):
     """A handle on an environment hosted by a Ray actor; the same methods as ``SandboxedEnv``.
 
     An ``EnvError`` raised in the actor is raised here as itself, message unchanged, so
@@ -72,21 +73,9 @@ class RayEnv:
         except self._ray.exceptions.RayActorError as exc:
             raise SandboxError(f"the Ray actor hosting this environment died ({exc})") from None
 
-    def _call(self, name: str, *args: Any) -> Any:
-        value, self.tolerances = self._get(self._actor.call.remote(name, *args))
+    def _call(self, what: str, *args: Any) -> Any:
+        value, self.tolerances = self._get(self._actor.call.remote(what, *args))
         return value
-
-    def reset(self, seed: int | None = None) -> Any:
-        return self._call("reset", seed)
-
-    def step(self, action: str) -> Any:
-        return self._call("step", action)
-
-    def solution(self) -> Any:
-        return self._call("solution")
-
-    def hint(self) -> Any:
-        return self._call("hint")
 
     def close(self) -> None:
         try:
@@ -94,12 +83,6 @@ class RayEnv:
         except Exception:  # noqa: BLE001 - the actor is killed below either way
             pass
         self._ray.kill(self._actor)
-
-    def __enter__(self) -> RayEnv:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
 
 class RaySandbox:
