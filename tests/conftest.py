@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from spadework.policy.scripted import ScriptedPolicy
 from spadework.sandbox import Sandbox, SandboxConfig
 
 MAX_PIDS = 2048
@@ -166,3 +167,23 @@ def sandbox():
     box = Sandbox(SandboxConfig(call_timeout_s=2.0, load_timeout_s=3.0))
     yield box
     box.close()
+
+
+class CrashingPolicy(ScriptedPolicy):
+    """FAKE: the scripted policy, dying after a number of generate calls (a crash mid-iteration)."""
+
+    def __init__(self, calls: int):
+        super().__init__()
+        self.left = calls
+
+    def generate(self, conversations, sampling):
+        self.left -= 1
+        if self.left < 0:
+            raise KeyboardInterrupt
+        return super().generate(conversations, sampling)
+
+
+@pytest.fixture
+def crashing_policy():
+    """``CrashingPolicy``: ``crashing_policy(calls=N)`` dies on its N+1-th generate call."""
+    return CrashingPolicy

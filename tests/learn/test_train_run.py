@@ -20,7 +20,6 @@ from spadework.archive import Archive  # noqa: E402
 from spadework.cli import main  # noqa: E402
 from spadework.config import load_config  # noqa: E402
 from spadework.learn.checkpoint import checkpoints  # noqa: E402
-from spadework.policy.scripted import ScriptedPolicy  # noqa: E402
 from spadework.run import run  # noqa: E402
 
 TIMINGS = ("perf/", "learn/update_s", "learn/tokens_per_s", "learn/sync_s")
@@ -64,24 +63,11 @@ def test_training_logs_per_role_metrics_and_keeps_checkpoints(whole: Path):
     assert (whole / "checkpoints" / "latest").read_text().strip() == "iteration-0002"
 
 
-class CrashingPolicy(ScriptedPolicy):
-    """FAKE: the scripted policy, dying after a number of generate calls (a crash mid-iteration)."""
-
-    def __init__(self, calls: int):
-        super().__init__()
-        self.left = calls
-
-    def generate(self, conversations, sampling):
-        self.left -= 1
-        if self.left < 0:
-            raise KeyboardInterrupt
-        return super().generate(conversations, sampling)
-
-
 @pytest.mark.timeout(300)
-def test_a_crash_while_generating_resumes_like_an_uninterrupted_run(tmp_path: Path, whole: Path):
+def test_a_crash_while_generating_resumes_like_an_uninterrupted_run(tmp_path: Path, whole: Path,
+                                                                   crashing_policy):
     with pytest.raises(KeyboardInterrupt):
-        run(config(), tmp_path / "broken", policy=CrashingPolicy(calls=9))
+        run(config(), tmp_path / "broken", policy=crashing_policy(calls=9))
     assert 0 < len((tmp_path / "broken" / "metrics.jsonl").read_text().splitlines()) < 3
     run(config(), tmp_path / "broken", resume=True)
     assert snapshot(tmp_path / "broken") == snapshot(whole)

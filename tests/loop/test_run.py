@@ -15,7 +15,6 @@ import pytest
 from spadework.archive import Archive
 from spadework.cli import main
 from spadework.config import load_config
-from spadework.policy.scripted import ScriptedPolicy
 from spadework.run import run
 
 STABLE = ("design/valid_rate", "design/repair_success", "reward/regret_mean",
@@ -66,26 +65,12 @@ def test_cli_run_end_to_end(tmp_path: Path, capsys):
     assert len(episodes) == 4 * sum(1 for r in finals if r.metrics["iteration"] == 1)
 
 
-class CrashingPolicy(ScriptedPolicy):
-    """FAKE: the scripted policy, dying after a number of generate calls (a crash mid-iteration)."""
-
-    def __init__(self, calls: int):
-        super().__init__()
-        self.left = calls
-
-    def generate(self, conversations, sampling):
-        self.left -= 1
-        if self.left < 0:
-            raise KeyboardInterrupt
-        return super().generate(conversations, sampling)
-
-
 @pytest.mark.timeout(180)
-def test_resume_after_a_crash_ends_like_an_uninterrupted_run(tmp_path: Path):
+def test_resume_after_a_crash_ends_like_an_uninterrupted_run(tmp_path: Path, crashing_policy):
     config = scripted(**{"run.iterations": 3})
     run(config, tmp_path / "whole")
     with pytest.raises(KeyboardInterrupt):
-        run(config, tmp_path / "broken", policy=CrashingPolicy(calls=9))
+        run(config, tmp_path / "broken", policy=crashing_policy(calls=9))
     committed = len((tmp_path / "broken" / "metrics.jsonl").read_text().splitlines())
     assert 0 < committed < 3
     summary = run(config, tmp_path / "broken", resume=True)
