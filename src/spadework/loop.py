@@ -84,11 +84,14 @@ class Loop:
     pool: Sequence[PoolMember] = ()
     """The fixed-environment baseline's environments; empty when the designer designs."""
 
+    def iteration_seed(self, iteration: int) -> int:
+        """The seed of an iteration's random choices, from the run seed (repeatable runs)."""
+        return self.config.run.seed * 100_003 + iteration
+
     def sampling(self, role_sampling, iteration: int) -> Sampling:
-        """Per-role sampling, seeded by the run seed and the iteration (repeatable runs)."""
+        """Per-role sampling, seeded by the iteration's seed."""
         return Sampling(temperature=role_sampling.temperature, top_p=role_sampling.top_p,
-                        max_tokens=role_sampling.max_tokens,
-                        seed=self.config.run.seed * 100_003 + iteration)
+                        max_tokens=role_sampling.max_tokens, seed=self.iteration_seed(iteration))
 
     def run_iteration(self, iteration: int) -> dict[str, float]:
         """One iteration, committed whole; returns its metrics."""
@@ -131,7 +134,7 @@ class Loop:
     def design(self, iteration: int, documents: list[tuple[str, str, str | None]]) -> list[Design]:
         ids = [f"i{iteration}-d{k}" for k in range(len(documents))]
         if self.pool:
-            return draw_designs(self.pool, len(documents), self.config.run.seed * 100_003 + iteration, ids)
+            return draw_designs(self.pool, len(documents), self.iteration_seed(iteration), ids)
         designer = self.config.designer
         records = list(self.archive.records())
         digest = build_digest(records) if designer.memory else MemoryDigest()
