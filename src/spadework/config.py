@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from spadework.diversity.embed import EmbedderKind
 from spadework.errors import ConfigError
 from spadework.learn.samples import AttemptChoice
 from spadework.learn.settings import Aggregation, ServerKind
@@ -130,6 +131,24 @@ class RewardsSection(Section):
     group_by_domain: bool = Field(False, description="centre designer rewards within each domain")
 
 
+class DiversitySection(Section):
+    embedder: EmbedderKind = Field(EmbedderKind.AUTO, description="auto, minilm (all-MiniLM-L6-v2, offline) "
+                                   "or hashing (n-gram counts, no model)")
+    near_duplicate: float = Field(0.1, gt=0, le=2, description="cosine distance under which an "
+                                  "environment's nearest neighbour makes it a near-duplicate")
+    cluster_distance: float = Field(0.25, gt=0, le=2, description="average-linkage clusters merge up to "
+                                    "this cosine distance")
+    collapse_window: int = Field(6, ge=2, description="the collapse alarm rings when this many most "
+                                 "recent environments fall into one cluster")
+
+
+class EvalSection(Section):
+    every: int = Field(0, ge=0, description="held-out evaluation every N iterations (0: never)")
+    suites: tuple[str, ...] = Field((), description="suites to evaluate (empty: the default ones)")
+    tasks: tuple[str, ...] = Field((), description="tasks to evaluate (empty: every task of the suites)")
+    seeds: int = Field(4, ge=1, description="seeds per task")
+
+
 class RunConfig(Section):
     """The whole configuration of ``spadework run``."""
 
@@ -141,6 +160,8 @@ class RunConfig(Section):
     sandbox: SandboxSection = SandboxSection()
     rewards: RewardsSection = RewardsSection()
     learn: LearnSection = LearnSection()
+    diversity: DiversitySection = DiversitySection()
+    eval: EvalSection = EvalSection()
 
     @model_validator(mode="after")
     def _consistent(self) -> RunConfig:

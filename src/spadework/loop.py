@@ -29,6 +29,7 @@ from spadework.designer import (
 )
 from spadework.designer.pool import PoolMember, draw_designs
 from spadework.designer.prompts import default_example
+from spadework.diversity import DiversityTracker
 from spadework.envs.examples import example_paths
 from spadework.metered import MeteredPolicy
 from spadework.outcomes import (
@@ -83,6 +84,8 @@ class Loop:
     """A ``learn.Trainer`` when the run trains, else None."""
     pool: Sequence[PoolMember] = ()
     """The fixed-environment baseline's environments; empty when the designer designs."""
+    diversity: DiversityTracker | None = None
+    """Measures the environments after every iteration; None: not measured."""
 
     def iteration_seed(self, iteration: int) -> int:
         """The seed of an iteration's random choices, from the run seed (repeatable runs)."""
@@ -115,6 +118,8 @@ class Loop:
         })
         self.save_episodes(iteration, episodes)
         records = archive_records(iteration, designs, outcomes, episodes)
+        if self.diversity is not None:
+            metrics.update(self.diversity.measure(self.archive, records))
         state = {"sampler": self.sampler.state() if self.sampler else None}
         if self.trainer is not None:  # checkpoint first: a committed iteration always has one
             metrics.update(self.trainer.publish(self.trainer.checkpoint(iteration, state)))

@@ -19,6 +19,7 @@ SUMMARY = (
     ("regret", "reward/regret_mean", "{:.3f}"),
     ("solved", "rollout/solve_rate_nohint", "{:.0%}"),
     ("with hint", "rollout/solve_rate_hint", "{:.0%}"),
+    ("diversity", "diversity/score", "{:.2f}"),
     ("episodes", "rollout/episodes", "{:.0f}"),
     ("tok/s", "perf/tokens_per_s", "{:.1f}"),
     ("seconds", "perf/iteration_s", "{:.0f}"),
@@ -60,3 +61,6 @@ class RichReporter:
             table.add_column(label, justify="right")
         table.add_row(*(fmt.format(metrics.get(key, 0.0)) for _, key, fmt in SUMMARY))
         self.console.print(table)
+        if metrics.get("diversity/collapse"):
+            self.console.print("[bold red]collapse alarm:[/] the most recent environments all fall into "
+                               "one cluster (see diversity/... in metrics.jsonl and the report)")

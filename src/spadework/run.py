@@ -10,6 +10,8 @@ from spadework.archive import Archive
 from spadework.config import CONFIG_FILE, Executor, RunConfig, load_config
 from spadework.corpus import CorpusSampler, open_corpus
 from spadework.designer.pool import load_pool
+from spadework.diversity import DiversityTracker
+from spadework.diversity.run import from_config
 from spadework.engines import build_engines, build_trainer
 from spadework.errors import UsageError
 from spadework.learn.checkpoint import drop_uncommitted
@@ -96,7 +98,9 @@ def run(
                 trainer.restore(last[0])
             with open_sandbox(config, sandbox_config) as sandbox:
                 pool = load_pool(config.designer.fixed_pool, sandbox)[0] if config.designer.fixed_pool else ()
-                loop = Loop(config, run_dir, metered, sandbox, archive, sampler, reporter, trainer, pool)
+                tracker = DiversityTracker(*from_config(config.diversity))
+                loop = Loop(config, run_dir, metered, sandbox, archive, sampler, reporter, trainer, pool,
+                            tracker)
                 for iteration in range(start, config.run.iterations):
                     loop.run_iteration(iteration)
         finally:

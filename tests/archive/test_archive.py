@@ -217,7 +217,7 @@ def test_schema_and_pragmas(tmp_path: Path) -> None:
     Archive.open(tmp_path).close()
     conn = sqlite3.connect(tmp_path / ARCHIVE_FILE)
     try:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         columns = [row[1] for row in conn.execute("PRAGMA table_info(environments)")]
     finally:
@@ -401,3 +401,23 @@ def test_version_1_archive_is_upgraded(tmp_path: Path) -> None:
     with Archive.open(tmp_path) as archive:
         archive.commit_iteration(0, [], {}, {"ok": True})
         assert archive.last_iteration() == (0, {"ok": True})
+
+
+def test_version_2_archive_gains_the_embedding_cache(tmp_path: Path) -> None:
+    Archive.open(tmp_path).close()
+    conn = sqlite3.connect(tmp_path / ARCHIVE_FILE)
+    conn.execute("DROP TABLE embeddings")
+    conn.execute("PRAGMA user_version = 2")
+    conn.commit()
+    conn.close()
+    with Archive.open(tmp_path) as archive:
+        assert archive.cached_vectors("e", ["a"]) == {}
+        archive.cache_vectors("e", {"a": b"\x01\x02", "b": b"\x03"})
+        archive.cache_vectors("e", {"a": b"\x09"})  # replaced, not duplicated
+        archive.cache_vectors("other", {"a": b"\x07"})
+    with Archive.open(tmp_path, create=False) as archive:
+        assert archive.cached_vectors("e", ["a", "b", "c"]) == {"a": b"\x09", "b": b"\x03"}
+        assert archive.cached_vectors("other", ["a", "b"]) == {"a": b"\x07"}
+        many = {f"d{i}": bytes([i % 256]) for i in range(1200)}  # more than one page of keys
+        archive.cache_vectors("e", many)
+        assert archive.cached_vectors("e", list(many)) == many

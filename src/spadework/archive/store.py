@@ -22,7 +22,7 @@ from spadework.errors import ArchiveError
 from spadework.validate.verdict import Verdict
 
 ARCHIVE_FILE = "archive.sqlite"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 _PAGE_ROWS = 500
 
 _SCHEMA = (
@@ -51,6 +51,15 @@ _SCHEMA = (
         finished_at TEXT NOT NULL,
         metrics_json TEXT NOT NULL,
         state_json TEXT NOT NULL
+    )
+    """,
+    # version 3: a cache of text embeddings (diversity), keyed by embedder and text digest
+    """
+    CREATE TABLE IF NOT EXISTS embeddings (
+        embedder TEXT NOT NULL,
+        text_sha256 TEXT NOT NULL,
+        vector BLOB NOT NULL,
+        PRIMARY KEY (embedder, text_sha256)
     )
     """,
 )
@@ -294,6 +303,24 @@ class Archive:
 
     def __len__(self) -> int:
         return self.count()
+
+    def cached_vectors(self, embedder: str, digests: list[str]) -> dict[str, bytes]:
+        """The cached embeddings among ``digests`` (SHA-256 of the embedded texts)."""
+        found: dict[str, bytes] = {}
+        with self._read() as conn:
+            for start in range(0, len(digests), _PAGE_ROWS):
+                page = digests[start:start + _PAGE_ROWS]
+                rows = conn.execute(
+                    "SELECT text_sha256, vector FROM embeddings WHERE embedder = ? AND text_sha256 IN "
+                    f"({', '.join('?' * len(page))})", [embedder, *page]).fetchall()
+                found.update({digest: bytes(vector) for digest, vector in rows})
+        return found
+
+    def cache_vectors(self, embedder: str, vectors: dict[str, bytes]) -> None:
+        """Store embeddings by text digest in one transaction (a cache: replacing is harmless)."""
+        with self._write() as conn:
+            conn.executemany("INSERT OR REPLACE INTO embeddings VALUES (?, ?, ?)",
+                             [(embedder, digest, vector) for digest, vector in vectors.items()])
 
     def update_metrics(self, id: int, metrics: dict[str, Any]) -> EnvRecord:
         """Merge ``metrics`` into the stored metrics of record ``id`` in one transaction.

@@ -1,0 +1,25 @@
+"""Diversity of generated environments: embeddings, measures, collapse alarm and a 2-D map."""
+
+from spadework.diversity.embed import (
+    EmbedderKind,
+    FakeEmbedder,
+    HashingEmbedder,
+    MiniLMEmbedder,
+    make_embedder,
+)
+from spadework.diversity.records import DiversitySummary, MapPoint, RunDiversity
+from spadework.diversity.run import DiversitySettings, DiversityTracker, run_diversity
+
+__all__ = [
+    "DiversitySettings",
+    "DiversitySummary",
+    "DiversityTracker",
+    "EmbedderKind",
+    "FakeEmbedder",
+    "HashingEmbedder",
+    "MapPoint",
+    "MiniLMEmbedder",
+    "RunDiversity",
+    "make_embedder",
+    "run_diversity",
+]
