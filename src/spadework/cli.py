@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from spadework import __version__
+from spadework.ablate import Ablation, ablate, markdown_table
 from spadework.archive import Archive, EnvRecord, export_jsonl, export_parquet
 from spadework.config import load_config
 from spadework.envs.contract import episode_score, is_solved
@@ -20,6 +21,8 @@ from spadework.errors import CheckFailed, EnvError, ParseError, SpadeworkError, 
 from spadework.learn.distributed import is_follower
 from spadework.policy.settings import PolicyKind
 from spadework.progress import RichReporter
+from spadework.report import build_report
+from spadework.report.command import add_parser as add_report_parser
 from spadework.run import resumed_config, run
 from spadework.sandbox import Sandbox
 from spadework.validate import Verdict, read_source, validate
@@ -64,21 +67,13 @@ def build_parser() -> argparse.ArgumentParser:
     play.set_defaults(run=cmd_play)
 
     selfplay = commands.add_parser("run", help="run self-play (designer and agent) in a run directory")
-    selfplay.add_argument("--config", type=Path, help="a TOML config (default: built-in defaults)")
+    add_run_options(selfplay)
     selfplay.add_argument("--resume", type=Path, metavar="RUN_DIR", help="continue this run")
     selfplay.add_argument("--run-dir", type=Path, help="default: runs/run-<date>-<time>")
-    selfplay.add_argument("--iterations", type=int)
-    selfplay.add_argument("--designs", type=int, help="environments per iteration")
-    selfplay.add_argument("--plays", type=int, help="paired seeds per valid environment")
-    selfplay.add_argument("--policy", choices=[k.value for k in PolicyKind])
-    selfplay.add_argument("--model", help="preset name or GGUF path; a model name with --policy openai")
-    selfplay.add_argument("--corpus", help="'default', a .jsonl/.parquet file or a folder")
-    selfplay.add_argument("--seed", type=int)
-    selfplay.add_argument("--executor", choices=["local", "ray"],
-                          help="where environments run: this machine, or Ray actors (needs spadework[ray])")
-    selfplay.add_argument("--train", action="store_true", default=None,
-                          help="train both roles after every iteration (LoRA; needs spadework[train])")
     selfplay.set_defaults(run=cmd_run)
+
+    add_ablate_parser(commands)
+    add_report_parser(commands)
 
     archive = commands.add_parser("archive", help="list, show or export a run's archive")
     verbs = archive.add_subparsers(dest="verb", required=True)
@@ -215,11 +210,60 @@ def play_loop(env, seed: int) -> int:
     return 0
 
 
+def run_overrides(args: argparse.Namespace) -> dict[str, object]:
+    """The config fields the run options set (None: not given)."""
+    return {"run.iterations": args.iterations, "run.designs": args.designs,
+            "run.plays": args.plays, "run.seed": args.seed, "policy.kind": args.policy,
+            "policy.model": args.model, "corpus.path": args.corpus, "learn.enabled": args.train,
+            "sandbox.executor": args.executor}
+
+
+def add_run_options(parser: argparse.ArgumentParser) -> None:
+    """The options ``run`` and ``ablate`` share."""
+    parser.add_argument("--config", type=Path, help="a TOML config (default: built-in defaults)")
+    parser.add_argument("--iterations", type=int)
+    parser.add_argument("--designs", type=int, help="environments per iteration")
+    parser.add_argument("--plays", type=int, help="paired seeds per valid environment")
+    parser.add_argument("--policy", choices=[k.value for k in PolicyKind])
+    parser.add_argument("--model", help="preset name or GGUF path; a model name with --policy openai")
+    parser.add_argument("--corpus", help="'default', a .jsonl/.parquet file or a folder")
+    parser.add_argument("--seed", type=int)
+    parser.add_argument("--executor", choices=["local", "ray"],
+                        help="where environments run: this machine, or Ray actors (needs spadework[ray])")
+    parser.add_argument("--train", action="store_true", default=None,
+                        help="train both roles after every iteration (LoRA; needs spadework[train])")
+
+
+def add_ablate_parser(commands) -> None:
+    ablation = commands.add_parser("ablate", help="full SPADE against its ablations, in one table")
+    add_run_options(ablation)
+    ablation.add_argument("--out", type=Path, help="default: runs/ablate-<date>-<time>")
+    ablation.add_argument("--arms", default=",".join(a.value for a in Ablation),
+                          help="comma-separated, of: " + ", ".join(a.value for a in Ablation))
+    ablation.set_defaults(run=cmd_ablate)
+
+
+def cmd_ablate(args: argparse.Namespace) -> int:
+    try:
+        arms = [Ablation(name.strip()) for name in args.arms.split(",") if name.strip()]
+    except ValueError as exc:
+        raise UsageError(f"--arms: {exc}; choose from {', '.join(a.value for a in Ablation)}") from None
+    overrides = {k: v for k, v in run_overrides(args).items() if v is not None}
+    if not overrides.get("learn.enabled") and Ablation.FROZEN_DESIGNER in arms:
+        out.print("note: without --train nothing is trained, so frozen-designer plays like full")
+    target = args.out or Path("runs") / time.strftime("ablate-%Y%m%d-%H%M%S")
+
+    def run_arm(config, run_dir: Path, resume: bool) -> None:
+        run(config, run_dir, resume=resume)
+
+    rows = ablate(arms, target, overrides, config_file=args.config, run_arm=run_arm, say=out.print)
+    out.print(markdown_table(rows), markup=False)
+    out.print(f"written: {target}/ablation.md, ablation.json and ablation.html")
+    return 0
+
+
 def cmd_run(args: argparse.Namespace) -> int:
-    overrides = {"run.iterations": args.iterations, "run.designs": args.designs,
-                 "run.plays": args.plays, "run.seed": args.seed, "policy.kind": args.policy,
-                 "policy.model": args.model, "corpus.path": args.corpus, "learn.enabled": args.train,
-                 "sandbox.executor": args.executor}
+    overrides = run_overrides(args)
     if args.resume is not None:
         run_dir = args.resume
         config = resumed_config(run_dir, overrides)
@@ -236,6 +280,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         fail(f"interrupted; nothing committed is lost. Continue with: spadework run --resume {run_dir}")
         return 130
     print_summary(summary)
+    try:
+        out.print(f"report: {build_report(summary.run_dir)} (spadework report {summary.run_dir} --check "
+                  "renders it in a browser)")
+    except SpadeworkError as exc:  # the run itself is committed; only its page is missing
+        fail(f"the run is saved, but its report could not be written: {exc}")
     return 0
 
 

@@ -1,0 +1,136 @@
+"""Ablations: full SPADE against its ablations and the fixed-environment baseline, each a run of
+its own at the same small scale and seed, compared in one table.
+
+``OUT/<arm>/`` is each arm's run directory (an interrupted ablation resumes every arm);
+``OUT/ablation.json`` and ``OUT/ablation.md`` hold the table, ``OUT/ablation.html`` the table
+with the arms' diversity maps side by side.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from spadework.archive import Archive
+from spadework.config import CONFIG_FILE, RunConfig, load_config
+from spadework.diversity import RunDiversity, run_diversity
+from spadework.loop import write_atomically
+from spadework.rewards import mean
+
+
+class Ablation(StrEnum):
+    """One arm of the comparison."""
+
+    FULL = "full"
+    NO_CORPUS = "no-corpus"
+    NO_MEMORY = "no-memory"
+    FROZEN_DESIGNER = "frozen-designer"
+    FIXED_POOL = "fixed-pool"
+
+
+OVERRIDES: dict[Ablation, dict[str, Any]] = {
+    Ablation.FULL: {},
+    Ablation.NO_CORPUS: {"designer.corpus": False},
+    Ablation.NO_MEMORY: {"designer.memory": False},
+    Ablation.FROZEN_DESIGNER: {"learn.designer": False},
+    Ablation.FIXED_POOL: {"designer.fixed_pool": "examples"},
+}
+"""What each arm changes in the shared configuration."""
+
+DESCRIPTIONS = {
+    Ablation.FULL: "SPADE: corpus grounding, environment memory, designer trained",
+    Ablation.NO_CORPUS: "no corpus document in the designer's prompt",
+    Ablation.NO_MEMORY: "no digest of earlier environments in the designer's prompt",
+    Ablation.FROZEN_DESIGNER: "only the agent is trained",
+    Ablation.FIXED_POOL: "no designer: the agent plays the bundled example environments",
+}
+
+
+@dataclass(frozen=True)
+class AblationRow:
+    """One arm's figures (``None``: not measured)."""
+
+    arm: str
+    run_dir: str
+    designs: int
+    valid: int
+    valid_rate: float
+    mean_regret: float
+    diversity: float
+    near_duplicate_rate: float
+    clusters: int
+    collapse_alarms: int
+    eval_accuracy: float | None = None
+    eval_ci: tuple[float, float] | None = None
+
+
+def arm_config(base: dict[str, Any], arm: Ablation, config_file: Path | None) -> RunConfig:
+    """The shared overrides plus the arm's own."""
+    return load_config(config_file, {**base, **OVERRIDES[arm]})
+
+
+def row_of(arm: Ablation, run_dir: Path, diversity: RunDiversity,
+           eval_result: tuple[float, float, float] | None = None) -> AblationRow:
+    """An arm's row from its archive and its diversity; ``eval_result``: (accuracy, low, high)."""
+    with Archive.open(run_dir, create=False) as archive:
+        finals = [r for r in archive.records() if r.metrics.get("final")]
+    valid = [r for r in finals if r.valid]
+    return AblationRow(
+        arm=arm.value, run_dir=str(run_dir), designs=len(finals), valid=len(valid),
+        valid_rate=len(valid) / len(finals) if finals else 0.0,
+        mean_regret=mean([float(r.metrics.get("regret", 0.0)) for r in valid]),
+        diversity=diversity.overall.score, near_duplicate_rate=diversity.overall.near_duplicate_rate,
+        clusters=diversity.overall.clusters, collapse_alarms=len(diversity.alarms),
+        eval_accuracy=eval_result[0] if eval_result else None,
+        eval_ci=(eval_result[1], eval_result[2]) if eval_result else None,
+    )
+
+
+def markdown_table(rows: Sequence[AblationRow]) -> str:
+    """The comparison as a Markdown table.
+
+    >>> row = AblationRow("full", "r/full", 4, 3, 0.75, 0.5, 0.41, 0.0, 3, 0, 0.5, (0.2, 0.8))
+    >>> print(markdown_table([row]).splitlines()[2])
+    | full | 3/4 (75%) | 0.500 | 0.410 | 0% | 3 | 0 | 50% [20%, 80%] |
+    """
+    lines = ["| arm | valid | mean regret | diversity | near-duplicates | clusters | collapse alarms "
+             "| held-out eval |", "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        held_out = "-" if r.eval_accuracy is None else f"{r.eval_accuracy:.0%}"
+        if r.eval_ci is not None:
+            held_out += f" [{r.eval_ci[0]:.0%}, {r.eval_ci[1]:.0%}]"
+        lines.append(f"| {r.arm} | {r.valid}/{r.designs} ({r.valid_rate:.0%}) | {r.mean_regret:.3f} "
+                     f"| {r.diversity:.3f} | {r.near_duplicate_rate:.0%} | {r.clusters} "
+                     f"| {r.collapse_alarms} | {held_out} |")
+    return "\n".join(lines) + "\n"
+
+
+RunFunction = Callable[[RunConfig, Path, bool], Any]
+EvalFunction = Callable[[RunConfig, Path], tuple[float, float, float] | None]
+
+
+def ablate(
+    arms: Sequence[Ablation], out: Path, base: dict[str, Any], *, config_file: Path | None,
+    run_arm: RunFunction, evaluate: EvalFunction | None = None, say: Callable[[str], None] = print,
+) -> list[AblationRow]:
+    """Run (or resume) every arm in ``out/<arm>``, measure it, and write the comparison files."""
+    out.mkdir(parents=True, exist_ok=True)
+    rows, maps = [], {}
+    for arm in arms:
+        run_dir = out / arm.value
+        config = arm_config(base, arm, config_file)
+        resume = (run_dir / CONFIG_FILE).is_file()
+        say(f"{'resuming' if resume else 'running'} {arm.value}: {DESCRIPTIONS[arm]} -> {run_dir}")
+        run_arm(config, run_dir, resume)
+        maps[arm.value] = run_diversity(run_dir)
+        rows.append(row_of(arm, run_dir, maps[arm.value], evaluate(config, run_dir) if evaluate else None))
+    write_atomically(out / "ablation.json", json.dumps([asdict(r) for r in rows], indent=2) + "\n")
+    write_atomically(out / "ablation.md", markdown_table(rows))
+    from spadework.report.ablation import ablation_page
+
+    write_atomically(out / "ablation.html", ablation_page(rows, maps, DESCRIPTIONS))
+    return rows

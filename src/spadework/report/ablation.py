@@ -1,0 +1,60 @@
+"""The ablation page: the comparison table, and every arm's diversity map side by side."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from spadework.report.diversity_map import iteration_fills, point_label
+from spadework.report.shell import Section, empty, esc, page, percent, table
+from spadework.report.svg import ScatterPoint, format_number, svg_scatter
+
+if TYPE_CHECKING:
+    from spadework.ablate import AblationRow
+    from spadework.diversity.records import RunDiversity
+
+COLUMNS = ("arm", "what changes", "valid", "mean regret", "diversity", "near-duplicates", "clusters",
+           "collapse alarms", "held-out eval")
+
+
+def _held_out(row: AblationRow) -> str:
+    if row.eval_accuracy is None:
+        return "–"
+    ci = f" [{percent(row.eval_ci[0])}, {percent(row.eval_ci[1])}]" if row.eval_ci else ""
+    return percent(row.eval_accuracy) + ci
+
+
+def comparison_table(rows: Sequence[AblationRow], descriptions: Mapping[Any, str]) -> str:
+    """One row per arm (every cell escaped)."""
+    by_name = {str(k): v for k, v in descriptions.items()}
+    cells = [[esc(r.arm), esc(by_name.get(r.arm, "")), f"{r.valid}/{r.designs} ({percent(r.valid_rate)})",
+              format_number(r.mean_regret), format_number(r.diversity), percent(r.near_duplicate_rate),
+              str(r.clusters), str(r.collapse_alarms), esc(_held_out(r))] for r in rows]
+    return table(COLUMNS, cells, numeric=(False, False, True, True, True, True, True, True, True))
+
+
+def arm_map(name: str, diversity: RunDiversity) -> str:
+    """One arm's map, coloured by iteration, with its scores under the title."""
+    points = diversity.points
+    summary = (f"diversity {format_number(diversity.overall.score)}, near-duplicates "
+               f"{percent(diversity.overall.near_duplicate_rate)}, {diversity.overall.clusters} clusters")
+    if not points:
+        return f"<figure><h3>{esc(name)}</h3>{empty('no valid environment to map')}</figure>"
+    fills, _ = iteration_fills(points)
+    scatter = svg_scatter([ScatterPoint(p.x, p.y, fill, point_label(p)) for p, fill in zip(points, fills,
+                                                                                          strict=True)],
+                          title=f"{len(points)} environments ({diversity.projection})",
+                          x_label="colour: iteration, dark (early) to yellow (late)")
+    return f'<figure><h3>{esc(name)}</h3><p class="note">{esc(summary)}</p>{scatter}</figure>'
+
+
+def ablation_page(rows: Sequence[AblationRow], maps: Mapping[str, RunDiversity],
+                  descriptions: Mapping[Any, str]) -> str:
+    """The whole page: the table, then the maps in the table's order."""
+    figures = "".join(arm_map(r.arm, maps[r.arm]) for r in rows if r.arm in maps)
+    note = ('<p class="note">Each arm is a run of its own at the same scale and seed. Diversity is the '
+            "mean pairwise cosine distance of the valid environments' embeddings; near-duplicates have "
+            "a nearest neighbour closer than the near-duplicate distance.</p>")
+    sections = [Section("comparison", "Comparison", note + comparison_table(rows, descriptions)),
+                Section("maps", "Diversity maps", f'<div class="charts">{figures}</div>')]
+    return page("spadework ablation", sections, subtitle=f"{len(rows)} arms")

@@ -1,0 +1,87 @@
+"""``build_report``: one self-contained ``report.html`` from a run directory.
+
+The report only reads the run (config, metrics, archive, evaluation results); the one file
+it writes is the report itself, atomically.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from spadework.errors import SpadeworkError
+from spadework.report.curves import curves_section
+from spadework.report.diversity_map import map_section
+from spadework.report.environments import DEFAULT_LIMITS, Limits, environments_section
+from spadework.report.evaluation import eval_section, load_evals
+from spadework.report.overview import config_section
+from spadework.report.rundata import check_run_dir, load_run
+from spadework.report.shell import Section, page
+
+if TYPE_CHECKING:  # the diversity part is imported only when it measures
+    from spadework.diversity.records import RunDiversity
+
+REPORT_FILE = "report.html"
+SECTION_IDS = ("config", "curves", "eval", "diversity", "environments")
+"""The section ids of every report, in page order."""
+
+
+def measure_diversity(run_dir: Path, valid: int) -> tuple[RunDiversity | None, str]:
+    """The run's diversity, or None with the reason it could not be measured."""
+    if valid == 0:
+        return None, "no valid environments yet: nothing to measure"
+    try:
+        from spadework.diversity import run_diversity
+    except ImportError as exc:
+        return None, f"diversity cannot be measured in this install ({exc})"
+    try:
+        return run_diversity(run_dir), ""
+    except (SpadeworkError, ImportError) as exc:
+        return None, f"diversity could not be measured: {exc}"
+
+
+def report_sections(run_dir: Path, diversity: RunDiversity | None = None,
+                    limits: Limits = DEFAULT_LIMITS) -> list[Section]:
+    """The sections of a run's report, in page order (see ``SECTION_IDS``)."""
+    run = load_run(run_dir)
+    note = ""
+    if diversity is None:
+        diversity, note = measure_diversity(run_dir, run.valid_count)
+    return [
+        config_section(run),
+        curves_section(run.metrics),
+        eval_section(load_evals(run_dir), run.metrics),
+        map_section(diversity, note),
+        environments_section(run_dir, run.rows, limits),
+    ]
+
+
+def build_report(run_dir: Path, diversity: RunDiversity | None = None, *, out: Path | None = None,
+                 limits: Limits = DEFAULT_LIMITS) -> Path:
+    """Write the HTML report of ``run_dir`` and return its path.
+
+    Args:
+        run_dir: a run directory (holds ``archive.sqlite``).
+        diversity: the run's diversity; measured here with ``spadework.diversity.run_diversity``
+            when None (the section says why when it cannot be).
+        out: where to write; default ``RUN_DIR/report.html``.
+        limits: bounds on rows, details and text lengths.
+
+    Raises:
+        UsageError: ``run_dir`` is not a run directory, or its archive cannot be read.
+    """
+    run_dir = check_run_dir(Path(run_dir))
+    target = Path(out) if out is not None else run_dir / REPORT_FILE
+    html = page(f"spadework run · {run_dir.resolve().name}", report_sections(run_dir, diversity, limits),
+                subtitle=str(run_dir))
+    write_text_atomically(target, html)
+    return target
+
+
+def write_text_atomically(path: Path, text: str) -> None:
+    """Write ``text`` so that a reader sees the old file or the new one, never half of it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(text, encoding="utf-8")
+    os.replace(temporary, path)

@@ -1,0 +1,227 @@
+"""The ``environments`` section: a sortable table of every archived environment and, per row,
+a detail panel with its code, hint, verdict, scores and one sample transcript per arm.
+
+Environment code and transcripts are untrusted: every piece goes through ``esc``. Long texts
+are cut (with a note) and a large run keeps full details for a bounded number of environments,
+so the page stays small.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from spadework.archive import EnvRecord
+from spadework.report.rundata import EnvRow, fetch_records, number
+from spadework.report.shell import Section, empty, esc, percent, table
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds that keep the page small for large runs.
+
+    Attributes:
+        max_rows: table rows (the most recent environments are kept).
+        max_details: environments with a detail panel.
+        max_code_chars: characters of code shown per environment.
+        max_message_chars: characters shown per transcript message.
+        max_messages: messages shown per transcript.
+    """
+
+    max_rows: int = 5000
+    max_details: int = 300
+    max_code_chars: int = 12_000
+    max_message_chars: int = 2_000
+    max_messages: int = 16
+
+
+DEFAULT_LIMITS = Limits()
+
+COLUMNS = (("id", "number"), ("iteration", "number"), ("design", "text"), ("class", "text"),
+           ("valid", "text"), ("reason", "text"), ("regret", "number"), ("solved, no hint", "number"),
+           ("solved, hint", "number"))
+
+
+def detail_ids(rows: Sequence[EnvRow], cap: int) -> list[int]:
+    """Which environments get a detail panel: all when few; else the half of ``cap`` with the
+    highest regret, then the most recent ones.
+
+    >>> rows = [EnvRow(i, 0, "d", 1, True, "E", True, "valid", None, (7 - i) / 10, None, None)
+    ...         for i in range(1, 7)]
+    >>> detail_ids(rows, 10), detail_ids(rows, 4)
+    ([1, 2, 3, 4, 5, 6], [1, 2, 5, 6])
+    """
+    if len(rows) <= cap:
+        return [r.id for r in rows]
+    scored = sorted((r for r in rows if r.valid and r.regret is not None),
+                    key=lambda r: (-(r.regret or 0), -r.id))
+    chosen = [r.id for r in scored[: cap // 2]]
+    taken = set(chosen)
+    for row in sorted(rows, key=lambda r: -r.id):
+        if len(chosen) >= cap:
+            break
+        if row.id not in taken:
+            chosen.append(row.id)
+            taken.add(row.id)
+    return sorted(chosen)
+
+
+def cut(text: str, limit: int) -> tuple[str, str]:
+    """``text`` cut to ``limit`` characters, and a note saying what was left out ("" when nothing).
+
+    >>> cut("abcdef", 4)
+    ('abcd', '2 more characters not shown')
+    >>> cut("ab", 4)
+    ('ab', '')
+    """
+    if len(text) <= limit:
+        return text, ""
+    return text[:limit], f"{len(text) - limit} more characters not shown"
+
+
+def _cell(value: str, sort: object = None, css: str = "", title: str = "") -> str:
+    attrs = "" if sort is None else f' data-sort="{esc(sort)}"'
+    attrs += f' class="{css}"' if css else ""
+    attrs += f' title="{esc(title)}"' if title else ""
+    return f"<td{attrs}>{value}</td>"
+
+
+def _sort_value(value: float | None) -> object:
+    return "" if value is None else value
+
+
+def row_html(row: EnvRow) -> str:
+    """One table row; sortable cells carry their raw value in ``data-sort``."""
+    pill = '<span class="pill valid">yes</span>' if row.valid else '<span class="pill invalid">no</span>'
+    design = f"{row.design_id} a{row.attempt}" if row.attempt is not None else row.design_id
+    cells = [
+        _cell(str(row.id), row.id, "num"),
+        _cell("" if row.iteration is None else str(row.iteration), _sort_value(row.iteration), "num"),
+        _cell(esc(design) + (" <span class=\"note\">final</span>" if row.final else "")),
+        _cell(esc(row.class_name or "?")),
+        _cell(pill, "yes" if row.valid else "no"),
+        _cell(esc(row.reason[:160]), row.reason[:160], "reason", row.reason[:600]),
+        _cell("" if row.regret is None else f"{row.regret:.2f}", _sort_value(row.regret), "num"),
+        _cell(percent(row.solve_nohint), _sort_value(row.solve_nohint), "num"),
+        _cell(percent(row.solve_hint), _sort_value(row.solve_hint), "num"),
+    ]
+    return f'<tr class="env-row" data-env="{row.id}" tabindex="0">{"".join(cells)}</tr>'
+
+
+def env_table(rows: Sequence[EnvRow]) -> str:
+    """The sortable table (click a header to sort; click a row to open its details)."""
+    numeric = ' class="num"'
+    head = "".join(f'<th data-type="{kind}"{numeric if kind == "number" else ""}>{esc(label)}</th>'
+                   for label, kind in COLUMNS)
+    body = "\n".join(row_html(r) for r in rows)
+    return (f'<div class="table-box"><table class="sortable" id="env-table"><thead><tr>{head}</tr></thead>'
+            f"<tbody>\n{body}\n</tbody></table></div>")
+
+
+def checks_html(record: EnvRecord) -> str:
+    """The verdict's checks in order, with outcome, message and time."""
+    rows = []
+    for check in record.verdict.checks:
+        css = "ok" if check.passed else ("bad" if check.outcome.value == "failed" else "note")
+        rows.append([esc(check.name), f'<span class="{css}">{esc(check.outcome.value)}</span>',
+                     esc(check.message[:1000]), f"{check.seconds:.3f}"])
+    tolerances = "".join(f"<li>{esc(t)}</li>" for t in record.tolerances)
+    extra = f"<p class=\"note\">tolerated slips:</p><ul>{tolerances}</ul>" if tolerances else ""
+    headers = ["check", "outcome", "message", "seconds"]
+    return table(headers, rows, numeric=[False, False, False, True]) + extra
+
+
+def scores_html(metrics: dict[str, Any]) -> str:
+    """Per-arm scores on the paired seeds, solve rates, regret and the designer's reward."""
+    nohint, hint = metrics.get("scores_nohint"), metrics.get("scores_hint")
+    if not isinstance(nohint, list) or not isinstance(hint, list):
+        reward = number(metrics.get("designer_reward"))
+        return empty("not played (only valid final attempts are played)"
+                     + (f"; designer reward {reward:g}" if reward is not None else ""))
+    rows = []
+    for label, scores, rate in (("no hint", nohint, "solve_rate_nohint"), ("hint", hint, "solve_rate_hint")):
+        shown = ", ".join(f"{s:.2f}" if number(s) is not None else "?" for s in scores)
+        rows.append([label, esc(shown), percent(number(metrics.get(rate)))])
+    regret, reward = number(metrics.get("regret")), number(metrics.get("designer_reward"))
+    note = (f'<p>regret <strong>{"?" if regret is None else f"{regret:.3f}"}</strong>; designer reward '
+            f'{"?" if reward is None else f"{reward:.3f}"}</p>')
+    return table(["arm", "scores on the paired seeds", "solved"], rows) + note
+
+
+def transcript_html(episode: Any, limits: Limits) -> str:
+    """One episode: its outcome, then its messages with their roles (cut to the limits)."""
+    if not isinstance(episode, dict):
+        return empty("no transcript stored")
+    score = number(episode.get("score"))
+    head = (f'<p class="note">seed {esc(episode.get("seed", "?"))}; score '
+            f'{"?" if score is None else f"{score:.2f}"}; {esc(episode.get("turns", "?"))} turns; '
+            f'ended: {esc(episode.get("end", "?"))}</p>')
+    if episode.get("error"):
+        head += f'<p class="bad">{esc(str(episode["error"])[:1000])}</p>'
+    messages = [m for m in episode.get("messages") or [] if isinstance(m, dict)]
+    parts = [head]
+    for message in messages[: limits.max_messages]:
+        role = str(message.get("role", "?"))
+        text, note = cut(str(message.get("content", "")), limits.max_message_chars)
+        css = role if role in ("system", "user", "assistant") else "other"
+        body = f'<pre class="wrap">{esc(text)}</pre>' + (f'<p class="note">{note}</p>' if note else "")
+        if role == "system":  # the same long instructions in every episode: folded
+            body = f"<details><summary>system prompt</summary>{body}</details>"
+        parts.append(f'<div class="msg {css}"><div class="role">{esc(role)}</div>{body}</div>')
+    if len(messages) > limits.max_messages:
+        parts.append(f'<p class="note">{len(messages) - limits.max_messages} more messages not shown</p>')
+    return "".join(parts)
+
+
+def detail_html(record: EnvRecord, limits: Limits) -> str:
+    """The hidden panel of one environment, shown when its row is clicked."""
+    m = record.metrics
+    code, code_note = cut(record.source, limits.max_code_chars)
+    pill = ('<span class="pill valid">valid</span>' if record.valid
+            else '<span class="pill invalid">invalid</span>')
+    facts = (f'<p class="note">{esc(record.origin)} · iteration {esc(m.get("iteration", "?"))} · attempt '
+             f'{esc(m.get("attempt", "?"))} · domain {esc(m.get("domain") or "none")} · document '
+             f'{esc(m.get("document_id") or "none")} · created {esc(record.created_at)} · hash '
+             f"{esc(record.content_hash[:12])}</p>")
+    parts = [f"<h3>#{record.id} {esc(record.class_name or '?')} {pill}</h3>", facts,
+             f"<p><strong>reason:</strong> {esc(record.reason)}</p>"]
+    if m.get("description"):
+        parts.append(f'<p><strong>task:</strong> {esc(str(m["description"]))}</p>')
+    hint = (f'<pre class="wrap">{esc(record.hint)}</pre>' if record.hint
+            else empty("no hint (the environment did not get that far)"))
+    parts.append("<h4>Hint (first validation seed)</h4>" + hint)
+    parts.append("<h4>Scores</h4>" + scores_html(m))
+    parts.append("<h4>Verdict</h4>" + checks_html(record))
+    parts.append("<h4>Code</h4>" + f"<pre>{esc(code)}</pre>"
+                 + (f'<p class="note">{code_note}; see `spadework archive show RUN_DIR {record.id}`</p>'
+                    if code_note else ""))
+    transcripts = m.get("transcripts")
+    if isinstance(transcripts, dict):
+        arms = "".join(f"<div><h4>Transcript, {label}</h4>"
+                       f"{transcript_html(transcripts.get(key), limits)}</div>"
+                       for key, label in (("nohint", "no hint"), ("hint", "with hint")))
+        parts.append(f'<div class="transcripts">{arms}</div>')
+    return (f'<div class="env-detail" id="env-{record.id}" hidden>' + "\n".join(parts) + "</div>")
+
+
+def environments_section(run_dir: Path, rows: Sequence[EnvRow], limits: Limits = DEFAULT_LIMITS) -> Section:
+    """The ``environments`` section: the table, then one hidden detail panel per kept environment."""
+    title = "Environments"
+    if not rows:
+        return Section("environments", title, empty("no environments archived yet"))
+    shown = sorted(rows, key=lambda r: r.id)[-limits.max_rows:]
+    ids = detail_ids(shown, limits.max_details)
+    records = fetch_records(run_dir, ids)
+    note = (f'<p class="note">{len(rows)} environments (every attempt of every design). Click a header to '
+            "sort, a row to see its code, hint, verdict and transcripts.")
+    if len(shown) < len(rows):
+        note += f" The table keeps the {len(shown)} most recent; `spadework archive ls` lists all."
+    if len(ids) < len(shown):
+        note += (f" Details are kept for {len(ids)} of them (highest regret, then most recent); "
+                 "`spadework archive show RUN_DIR ID` shows any.")
+    missing = ('<p class="env-detail note" id="env-missing" hidden>This environment\'s details are not in '
+               "the report; run `spadework archive show RUN_DIR ID`.</p>")
+    details = "\n".join(detail_html(records[i], limits) for i in ids)
+    return Section("environments", title, note + "</p>" + env_table(shown) + missing + details)

@@ -1,0 +1,172 @@
+"""Reading a run directory for the report, without changing it.
+
+Environments are read in two passes: first one light row per environment (no code, no
+transcripts), then the full records of only the few the page shows in detail. So a run with
+many thousands of environments never sits in memory whole.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from spadework.archive import ARCHIVE_FILE, Archive, EnvRecord
+from spadework.errors import ArchiveError, UsageError
+
+CONFIG_FILE = "config.toml"
+METRICS_FILE = "metrics.jsonl"
+
+
+@dataclass(frozen=True)
+class EnvRow:
+    """What the environment table shows of one archived environment."""
+
+    id: int
+    iteration: int | None
+    design_id: str
+    attempt: int | None
+    final: bool
+    class_name: str | None
+    valid: bool
+    reason: str
+    domain: str | None
+    regret: float | None
+    solve_nohint: float | None
+    solve_hint: float | None
+
+    @classmethod
+    def of(cls, record: EnvRecord) -> EnvRow:
+        """The row of an archived record (metrics a record lacks are None)."""
+        m = record.metrics
+        return cls(
+            id=record.id or 0, iteration=_integer(m.get("iteration")), design_id=str(m.get("design_id", "")),
+            attempt=_integer(m.get("attempt")), final=bool(m.get("final", False)),
+            class_name=record.class_name, valid=record.valid, reason=record.reason,
+            domain=m.get("domain") if isinstance(m.get("domain"), str) else None,
+            regret=number(m.get("regret")), solve_nohint=number(m.get("solve_rate_nohint")),
+            solve_hint=number(m.get("solve_rate_hint")),
+        )
+
+
+@dataclass(frozen=True)
+class RunData:
+    """The parts of a run the report reads up front.
+
+    Attributes:
+        run_dir: the run directory.
+        config_text: ``config.toml`` as written at the start, or None when missing.
+        metrics: one dict per committed iteration, in iteration order.
+        skipped_lines: lines of ``metrics.jsonl`` that were not JSON objects.
+        rows: one row per archived environment, in id order.
+    """
+
+    run_dir: Path
+    config_text: str | None
+    metrics: tuple[dict[str, Any], ...]
+    skipped_lines: int
+    rows: tuple[EnvRow, ...]
+
+    @property
+    def valid_count(self) -> int:
+        return sum(1 for r in self.rows if r.valid)
+
+    @property
+    def designs(self) -> int:
+        return sum(1 for r in self.rows if r.final)
+
+    @property
+    def valid_designs(self) -> int:
+        return sum(1 for r in self.rows if r.final and r.valid)
+
+
+def number(value: Any) -> float | None:
+    """A finite float, or None for anything else (missing, NaN, text, booleans).
+
+    >>> number(1), number("x"), number(float("nan")), number(True)
+    (1.0, None, None, None)
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+def _integer(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def check_run_dir(run_dir: Path) -> Path:
+    """``run_dir`` if it holds a run's archive; otherwise a UsageError that says what to pass."""
+    if not run_dir.exists():
+        raise UsageError(f"{run_dir} does not exist; pass a run directory written by `spadework run`")
+    if not run_dir.is_dir():
+        raise UsageError(f"{run_dir} is a file; pass the run directory that holds {ARCHIVE_FILE}")
+    if not (run_dir / ARCHIVE_FILE).is_file():
+        raise UsageError(f"{run_dir} is not a run directory (no {ARCHIVE_FILE}); pass the directory "
+                         "`spadework run` wrote, e.g. runs/run-20260101-120000")
+    return run_dir
+
+
+def parse_metrics(lines: Iterable[str]) -> tuple[list[dict[str, Any]], int]:
+    """The JSON-object lines of a metrics file, by iteration, and how many lines were not usable.
+
+    A later line for the same iteration replaces an earlier one.
+
+    >>> parse_metrics(['{"iteration": 1, "a": 2}', "{broken", '{"iteration": 0}', ""])
+    ([{'iteration': 0}, {'iteration': 1, 'a': 2}], 1)
+    """
+    by_iteration: dict[int, dict[str, Any]] = {}
+    skipped = 0
+    for line in lines:
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError:
+            skipped += 1
+            continue
+        if not isinstance(data, dict) or _integer(data.get("iteration")) is None:
+            skipped += 1
+            continue
+        by_iteration[data["iteration"]] = data
+    return [by_iteration[k] for k in sorted(by_iteration)], skipped
+
+
+def read_metrics(run_dir: Path, archive: Archive) -> tuple[list[dict[str, Any]], int]:
+    """``metrics.jsonl``, or the archive's committed iterations when the file is missing."""
+    path = run_dir / METRICS_FILE
+    if path.is_file():
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return parse_metrics(handle)
+    return [{"iteration": i, **m} for i, m in archive.iterations()], 0
+
+
+def open_archive(run_dir: Path) -> Archive:
+    """The run's archive, opened for reading; a damaged one is a UsageError naming the file."""
+    try:
+        return Archive.open(check_run_dir(run_dir), create=False)
+    except ArchiveError as exc:
+        raise UsageError(f"cannot read the run's archive: {exc}") from exc
+
+
+def load_run(run_dir: Path) -> RunData:
+    """Config text, per-iteration metrics and one light row per environment of ``run_dir``.
+
+    Raises:
+        UsageError: ``run_dir`` is not a run directory, or its archive cannot be read.
+    """
+    config_path = run_dir / CONFIG_FILE
+    config_text = config_path.read_text(encoding="utf-8", errors="replace") if config_path.is_file() else None
+    with open_archive(run_dir) as archive:
+        metrics, skipped = read_metrics(run_dir, archive)
+        rows = tuple(EnvRow.of(record) for record in archive.records())
+    return RunData(run_dir, config_text, tuple(metrics), skipped, rows)
+
+
+def fetch_records(run_dir: Path, ids: Iterable[int]) -> dict[int, EnvRecord]:
+    """The full records of ``ids`` (code, verdict, transcripts), by id."""
+    with open_archive(run_dir) as archive:
+        return {i: archive.get(i) for i in ids}

@@ -1,0 +1,108 @@
+"""`spadework ablate` with the scripted fake policy: every arm's run, the table, resuming."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from spadework.ablate import Ablation, markdown_table
+from spadework.archive import Archive
+from spadework.cli import main
+from spadework.diversity import run_diversity
+
+ARGS = ["--policy", "scripted", "--iterations", "1", "--designs", "3", "--plays", "1", "--seed", "2"]
+
+
+@pytest.fixture(scope="module")
+def ablation(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("ablate") / "out"
+    config = out.parent / "small.toml"
+    config.write_text('[sandbox]\npool_size = 1\n\n[diversity]\nembedder = "hashing"\n')
+    assert main(["ablate", *ARGS, "--config", str(config), "--out", str(out)]) == 0
+    return out
+
+
+def test_every_arm_is_a_run_with_its_own_change(ablation: Path):
+    for arm in Ablation:
+        config = tomllib.loads((ablation / arm.value / "config.toml").read_text())
+        assert config["run"]["designs"] == 3 and config["sandbox"]["pool_size"] == 1
+        assert config["designer"]["corpus"] is (arm is not Ablation.NO_CORPUS)
+        assert config["designer"]["memory"] is (arm is not Ablation.NO_MEMORY)
+        assert config["learn"]["designer"] is (arm is not Ablation.FROZEN_DESIGNER)
+        assert config["designer"].get("fixed_pool") == ("examples" if arm is Ablation.FIXED_POOL else None)
+    used = {arm: json.loads((ablation / arm.value / "metrics.jsonl").read_text())["corpus/documents_used"]
+            for arm in (Ablation.FULL, Ablation.NO_CORPUS)}
+    assert used == {Ablation.FULL: 3.0, Ablation.NO_CORPUS: 0.0}
+
+
+def test_the_table_agrees_with_each_arms_archive(ablation: Path):
+    rows = json.loads((ablation / "ablation.json").read_text())
+    assert [r["arm"] for r in rows] == [a.value for a in Ablation]
+    for row in rows:
+        run_dir = Path(row["run_dir"])
+        with Archive.open(run_dir, create=False) as archive:
+            finals = [r for r in archive.records() if r.metrics.get("final")]
+        valid = [r for r in finals if r.valid]
+        assert (row["designs"], row["valid"]) == (3, len(valid))
+        regrets = [r.metrics["regret"] for r in valid]
+        assert row["mean_regret"] == pytest.approx(sum(regrets) / len(regrets) if regrets else 0.0)
+        overall = run_diversity(run_dir).overall
+        assert row["diversity"] == pytest.approx(overall.score)
+        assert row["clusters"] == overall.clusters
+    pool = next(r for r in rows if r["arm"] == "fixed-pool")
+    assert pool["valid"] == 3  # the bundled examples are all valid
+    lines = (ablation / "ablation.md").read_text().splitlines()
+    assert len(lines) == 2 + len(Ablation) and lines[2].startswith("| full | ")
+
+
+def test_the_html_shows_every_arm_and_its_map(ablation: Path):
+    page = (ablation / "ablation.html").read_text()
+    for arm in Ablation:
+        assert f"<h3>{arm.value}</h3>" in page
+    assert page.count("<svg") >= len(Ablation)
+    assert "https://" not in page and "http://" not in page.replace('xmlns="http://www.w3.org/2000/svg"', "")
+
+
+def sizes(out: Path) -> dict[Ablation, int]:
+    counts = {}
+    for arm in Ablation:
+        with Archive.open(out / arm.value, create=False) as archive:
+            counts[arm] = len(archive)
+    return counts
+
+
+def test_running_again_resumes_instead_of_repeating(ablation: Path, capsys):
+    before = sizes(ablation)
+    table = (ablation / "ablation.md").read_text()
+    config = str(ablation.parent / "small.toml")
+    assert main(["ablate", *ARGS, "--config", config, "--out", str(ablation)]) == 0
+    assert "resuming full" in capsys.readouterr().out
+    assert sizes(ablation) == before
+    assert (ablation / "ablation.md").read_text() == table
+
+
+def test_an_unknown_arm_is_refused_with_the_choices(capsys):
+    assert main(["ablate", "--policy", "scripted", "--arms", "full,no-sandbox"]) == 2
+    assert "no-sandbox" in capsys.readouterr().err
+
+
+def test_markdown_table_marks_missing_eval():
+    from spadework.ablate import AblationRow
+
+    row = AblationRow("no-memory", "r", 2, 0, 0.0, 0.0, 0.0, 0.0, 0, 0)
+    expected = "| no-memory | 0/2 (0%) | 0.000 | 0.000 | 0% | 0 | 0 | - |"
+    assert markdown_table([row]).splitlines()[2] == expected
+
+
+def test_the_html_renders_in_a_real_browser_without_console_errors(ablation: Path):
+    from spadework.report.browser import check_report, missing_reason
+
+    if missing_reason() is not None:
+        pytest.skip(str(missing_reason()))
+    result = check_report(ablation / "ablation.html", ablation / "ablation.png",
+                          expected=("comparison", "maps"))
+    assert result.ok and result.errors == () and result.missing == ()
+    assert (ablation / "ablation.png").read_bytes()[:4] == b"\x89PNG"
