@@ -109,6 +109,58 @@ def markdown_table(rows: Sequence[AblationRow]) -> str:
     return "\n".join(lines) + "\n"
 
 
+class HeldOut:
+    """Each arm's held-out accuracy (overall, with its 95% interval): its newest checkpoint, or the
+    base policy for an arm that did not train (evaluated once for all such arms). The report goes
+    into the arm's run too (``RUN_DIR/eval/eval-ablate.json``), so that run's report shows it."""
+
+    def __init__(self, seeds: int):
+        self.seeds = seeds
+        self.reports: dict[str, dict[str, Any]] = {}
+
+    def __call__(self, config: RunConfig, run_dir: Path) -> tuple[float, float, float]:
+        from spadework.eval.policies import BASE, PolicySource, PolicySpec, parse_policy_spec
+        from spadework.eval.report import write_report
+        from spadework.learn.checkpoint import latest_checkpoint
+
+        trained = latest_checkpoint(run_dir) is not None
+        spec = (parse_policy_spec(str(run_dir)) if trained
+                else PolicySpec(BASE, BASE, PolicySource.BASE, config))
+        key = str(spec.checkpoint) if trained else f"base {config.policy.model_dump_json()}"
+        if key not in self.reports:
+            self.reports[key] = self.evaluate(spec, config)
+        report = self.reports[key]
+        write_report(run_dir / "eval" / "eval-ablate.json", report)
+        overall = report["policies"][0]["overall"]
+        return overall["accuracy"], overall["ci_low"], overall["ci_high"]
+
+    @staticmethod
+    def tasks(config: RunConfig) -> tuple[Any, ...]:
+        """The config's held-out tasks; raises UsageError (before anything runs) when one is unknown
+        or its library is missing."""
+        from spadework.eval.tasks import require_packages, select_tasks
+
+        tasks = select_tasks(config.eval.suites, config.eval.tasks)
+        require_packages(tasks)
+        return tasks
+
+    def evaluate(self, spec: Any, config: RunConfig) -> dict[str, Any]:
+        from datetime import UTC, datetime
+
+        from spadework.eval.policies import load_eval_policy
+        from spadework.eval.report import PolicyEval, report_json
+        from spadework.eval.runner import eval_rollout, evaluate
+
+        tasks = self.tasks(config)
+        policy = load_eval_policy(spec)
+        try:
+            result = evaluate(policy, tasks, range(self.seeds), eval_rollout(config))
+        finally:
+            policy.close()
+        return report_json([PolicyEval(spec.name, spec.spec, result)],
+                           datetime.now(UTC).isoformat(timespec="seconds"))
+
+
 RunFunction = Callable[[RunConfig, Path, bool], Any]
 EvalFunction = Callable[[RunConfig, Path], tuple[float, float, float] | None]
 

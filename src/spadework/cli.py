@@ -13,11 +13,12 @@ from rich.console import Console
 from rich.table import Table
 
 from spadework import __version__
-from spadework.ablate import Ablation, ablate, markdown_table
+from spadework.ablate import Ablation, HeldOut, ablate, markdown_table
 from spadework.archive import Archive, EnvRecord, export_jsonl, export_parquet
 from spadework.config import load_config
 from spadework.envs.contract import episode_score, is_solved
 from spadework.errors import CheckFailed, EnvError, ParseError, SpadeworkError, UsageError
+from spadework.eval.command import add_parser as add_eval_parser
 from spadework.learn.distributed import is_follower
 from spadework.policy.settings import PolicyKind
 from spadework.progress import RichReporter
@@ -74,6 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_ablate_parser(commands)
     add_report_parser(commands)
+    add_eval_parser(commands)
 
     archive = commands.add_parser("archive", help="list, show or export a run's archive")
     verbs = archive.add_subparsers(dest="verb", required=True)
@@ -240,6 +242,9 @@ def add_ablate_parser(commands) -> None:
     ablation.add_argument("--out", type=Path, help="default: runs/ablate-<date>-<time>")
     ablation.add_argument("--arms", default=",".join(a.value for a in Ablation),
                           help="comma-separated, of: " + ", ".join(a.value for a in Ablation))
+    ablation.add_argument("--eval-seeds", type=int, default=4,
+                          help="held-out items per task for each arm's policy (0: no held-out eval; "
+                          "the tasks are the config's [eval] suites and tasks)")
     ablation.set_defaults(run=cmd_ablate)
 
 
@@ -256,7 +261,11 @@ def cmd_ablate(args: argparse.Namespace) -> int:
     def run_arm(config, run_dir: Path, resume: bool) -> None:
         run(config, run_dir, resume=resume)
 
-    rows = ablate(arms, target, overrides, config_file=args.config, run_arm=run_arm, say=out.print)
+    held_out = HeldOut(args.eval_seeds) if args.eval_seeds > 0 else None
+    if held_out is not None:
+        held_out.tasks(load_config(args.config, overrides))
+    rows = ablate(arms, target, overrides, config_file=args.config, run_arm=run_arm, evaluate=held_out,
+                  say=out.print)
     out.print(markdown_table(rows), markup=False)
     out.print(f"written: {target}/ablation.md, ablation.json and ablation.html")
     return 0

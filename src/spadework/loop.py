@@ -86,6 +86,8 @@ class Loop:
     """The fixed-environment baseline's environments; empty when the designer designs."""
     diversity: DiversityTracker | None = None
     """Measures the environments after every iteration; None: not measured."""
+    held_out: Sequence[Any] = ()
+    """Held-out tasks (``eval.TaskSpec``) played every ``eval.every`` iterations; empty: none."""
 
     def iteration_seed(self, iteration: int) -> int:
         """The seed of an iteration's random choices, from the run seed (repeatable runs)."""
@@ -123,6 +125,7 @@ class Loop:
         state = {"sampler": self.sampler.state() if self.sampler else None}
         if self.trainer is not None:  # checkpoint first: a committed iteration always has one
             metrics.update(self.trainer.publish(self.trainer.checkpoint(iteration, state)))
+        metrics.update(self.evaluate_held_out(iteration))
         self.archive.commit_iteration(iteration, records, {"iteration": iteration, **metrics}, state)
         append_metrics(self.run_dir, {"iteration": iteration, **metrics})
         self.reporter.iteration_done(iteration, metrics)
@@ -178,6 +181,20 @@ class Loop:
                     for d in designs]
         groups = [d.domain or "none" for d in designs] if self.config.rewards.group_by_domain else None
         return with_designer_advantages(outcomes, groups)
+
+    def evaluate_held_out(self, iteration: int) -> dict[str, float]:
+        """``eval/...`` accuracies of the policy as it now is, every ``eval.every`` iterations."""
+        every = self.config.eval.every
+        if not self.held_out or not every or (iteration + 1) % every:
+            return {}
+        from spadework.eval.runner import eval_metrics, eval_rollout, evaluate
+
+        self.reporter.phase(f"iteration {iteration}: held-out evaluation", None)
+        start = time.perf_counter()
+        seeds = range(self.config.eval.seeds)
+        result = evaluate(self.policy, self.held_out, seeds, eval_rollout(self.config))
+        self.policy.take()  # not self-play generation
+        return {**eval_metrics(result), "perf/eval_s": time.perf_counter() - start}
 
     def save_episodes(self, iteration: int, episodes: Sequence[Episode]) -> None:
         """Every episode of the iteration as JSONL (for the learner and the report)."""

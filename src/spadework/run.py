@@ -80,6 +80,7 @@ def run(
     """
     if is_follower():
         return follow_run(config, run_dir)
+    held_out = held_out_tasks(config)  # a missing package fails before anything is written
     config = prepare_run_dir(run_dir, config, resume)
     with Archive.open(run_dir) as archive:
         last = archive.last_iteration()
@@ -100,7 +101,7 @@ def run(
                 pool = load_pool(config.designer.fixed_pool, sandbox)[0] if config.designer.fixed_pool else ()
                 tracker = DiversityTracker(*from_config(config.diversity))
                 loop = Loop(config, run_dir, metered, sandbox, archive, sampler, reporter, trainer, pool,
-                            tracker)
+                            tracker, held_out)
                 for iteration in range(start, config.run.iterations):
                     loop.run_iteration(iteration)
         finally:
@@ -122,6 +123,17 @@ def follow_run(config: RunConfig, run_dir: Path) -> RunSummary:
     trainer = build_trainer(config, run_dir, NoSync())
     follow(trainer.learner, trainer.channel)
     return RunSummary(run_dir, 0, 0, 0, [])
+
+
+def held_out_tasks(config: RunConfig) -> tuple[Any, ...]:
+    """The tasks of in-loop evaluation (checked before the run starts), or none."""
+    if not config.eval.every:
+        return ()
+    from spadework.eval.tasks import require_packages, select_tasks
+
+    tasks = select_tasks(config.eval.suites, config.eval.tasks)
+    require_packages(tasks)
+    return tasks
 
 
 def open_sandbox(config: RunConfig, sandbox_config: SandboxConfig) -> Any:

@@ -20,8 +20,9 @@ ARGS = ["--policy", "scripted", "--iterations", "1", "--designs", "3", "--plays"
 def ablation(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("ablate") / "out"
     config = out.parent / "small.toml"
-    config.write_text('[sandbox]\npool_size = 1\n\n[diversity]\nembedder = "hashing"\n')
-    assert main(["ablate", *ARGS, "--config", str(config), "--out", str(out)]) == 0
+    config.write_text('[sandbox]\npool_size = 1\n\n[diversity]\nembedder = "hashing"\n\n'
+                      '[eval]\ntasks = ["spell_backward"]\n')
+    assert main(["ablate", *ARGS, "--config", str(config), "--out", str(out), "--eval-seeds", "2"]) == 0
     return out
 
 
@@ -52,6 +53,13 @@ def test_the_table_agrees_with_each_arms_archive(ablation: Path):
         overall = run_diversity(run_dir).overall
         assert row["diversity"] == pytest.approx(overall.score)
         assert row["clusters"] == overall.clusters
+    # nothing trained: every arm is the same base policy, evaluated once, its report in every run
+    reports = [json.loads((ablation / a.value / "eval/eval-ablate.json").read_text()) for a in Ablation]
+    assert all(r == reports[0] for r in reports)
+    overall = reports[0]["policies"][0]["overall"]
+    assert overall["n"] == 2
+    assert {(r["eval_accuracy"], tuple(r["eval_ci"])) for r in rows} == {
+        (overall["accuracy"], (overall["ci_low"], overall["ci_high"]))}
     pool = next(r for r in rows if r["arm"] == "fixed-pool")
     assert pool["valid"] == 3  # the bundled examples are all valid
     lines = (ablation / "ablation.md").read_text().splitlines()
@@ -78,7 +86,7 @@ def test_running_again_resumes_instead_of_repeating(ablation: Path, capsys):
     before = sizes(ablation)
     table = (ablation / "ablation.md").read_text()
     config = str(ablation.parent / "small.toml")
-    assert main(["ablate", *ARGS, "--config", config, "--out", str(ablation)]) == 0
+    assert main(["ablate", *ARGS, "--config", config, "--out", str(ablation), "--eval-seeds", "2"]) == 0
     assert "resuming full" in capsys.readouterr().out
     assert sizes(ablation) == before
     assert (ablation / "ablation.md").read_text() == table
@@ -87,6 +95,14 @@ def test_running_again_resumes_instead_of_repeating(ablation: Path, capsys):
 def test_an_unknown_arm_is_refused_with_the_choices(capsys):
     assert main(["ablate", "--policy", "scripted", "--arms", "full,no-sandbox"]) == 2
     assert "no-sandbox" in capsys.readouterr().err
+
+
+def test_an_unknown_eval_task_is_refused_before_any_arm_runs(tmp_path: Path, capsys):
+    config = tmp_path / "bad.toml"
+    config.write_text('[eval]\ntasks = ["nope"]\n')
+    assert main(["ablate", *ARGS, "--config", str(config), "--out", str(tmp_path / "out")]) == 2
+    assert "no task 'nope'" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
 
 
 def test_markdown_table_marks_missing_eval():

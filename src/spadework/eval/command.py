@@ -1,0 +1,126 @@
+"""``spadework eval``: held-out accuracy of one policy, or of two compared on the same items.
+
+Usage::
+
+    spadework eval                                   # the base policy on the default tasks
+    spadework eval --policy runs/run-1               # a run's newest checkpoint
+    spadework eval --policy base --policy runs/run-1/checkpoints/iteration-0004 --seeds 16
+    spadework eval --suite textarena --task TowerOfHanoi-v0 --max-turns 20 --json
+
+Every policy plays every (task, seed) item once, without a hint, greedily (temperature 0).
+The report (see ``spadework.eval.report``) is written to ``--out``, by default
+``RUN_DIR/eval/eval-<time>.json`` when a policy comes from a run, else ``runs/eval-<time>.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from spadework.errors import UsageError
+from spadework.eval.policies import BASE, PolicySpec, distinct_names, load_eval_policy, parse_policy_spec
+from spadework.eval.report import (
+    PolicyEval,
+    accuracy_table,
+    paired_rows,
+    paired_table,
+    report_json,
+    write_report,
+)
+from spadework.eval.runner import eval_rollout, evaluate
+from spadework.eval.tasks import Suite, TaskSpec, require_packages, select_tasks
+
+DEFAULT_SEEDS = 8
+MAX_POLICIES = 2
+EVAL_DIR = "eval"
+
+
+def add_parser(commands: Any) -> argparse.ArgumentParser:
+    """Register ``spadework eval`` on the CLI's subparsers object (``add_subparsers()``)."""
+    parser = commands.add_parser("eval", help="held-out accuracy on reasoning-gym tasks and textarena games",
+                                 description="Held-out accuracy of one policy, or of two compared on "
+                                 "the same items.")
+    parser.add_argument("--policy", action="append", metavar="SPEC",
+                        help="'base', RUN_DIR, RUN_DIR/checkpoints/latest or "
+                             "RUN_DIR/checkpoints/iteration-NNNN; twice to compare two (default: base)")
+    parser.add_argument("--config", type=Path, help="the config of 'base' (default: built-in defaults)")
+    parser.add_argument("--suite", action="append", choices=[s.value for s in Suite],
+                        help="only this suite (repeatable; default: all)")
+    parser.add_argument("--task", action="append", metavar="NAME",
+                        help="only this task, e.g. basic_arithmetic or TowerOfHanoi-v0 (repeatable; "
+                             "default: the suites' default tasks)")
+    parser.add_argument("--seeds", type=int, default=DEFAULT_SEEDS,
+                        help=f"items per task (default {DEFAULT_SEEDS})")
+    parser.add_argument("--seed-start", type=int, default=0, help="the first seed (default 0)")
+    parser.add_argument("--max-turns", type=int, help="moves per episode of the multi-turn tasks")
+    parser.add_argument("--out", type=Path, help="the JSON report (default: RUN_DIR/eval/eval-<time>.json, "
+                                                 "or runs/eval-<time>.json for base)")
+    parser.add_argument("--json", action="store_true", help="print the JSON report instead of tables")
+    parser.set_defaults(run=cmd_eval)
+    return parser
+
+
+def default_out(specs: Sequence[PolicySpec], stamp: str) -> Path:
+    """``RUN_DIR/eval/eval-<stamp>.json`` for the first policy from a run, else ``runs/eval-<stamp>.json``."""
+    run_dir = next((s.run_dir for s in specs if s.run_dir is not None), None)
+    folder = run_dir / EVAL_DIR if run_dir is not None else Path("runs")
+    return folder / f"eval-{stamp}.json"
+
+
+def _plan(args: argparse.Namespace) -> tuple[tuple[PolicySpec, ...], tuple[TaskSpec, ...], tuple[int, ...]]:
+    """Policies, tasks and seeds from the flags; every mistake is found before anything plays."""
+    given = args.policy or [BASE]
+    if len(given) > MAX_POLICIES:
+        raise UsageError(f"--policy given {len(given)} times; give one policy, or two to compare")
+    if args.seeds < 1:
+        raise UsageError(f"--seeds must be at least 1, got {args.seeds}")
+    tasks = select_tasks(args.suite or (), args.task or (), args.max_turns)
+    specs = distinct_names([parse_policy_spec(text, args.config) for text in given])
+    require_packages(tasks)
+    return specs, tasks, tuple(range(args.seed_start, args.seed_start + args.seeds))
+
+
+def _say(message: str) -> None:
+    print(f"spadework eval: {message}", file=sys.stderr, flush=True)
+
+
+def _evaluate(spec: PolicySpec, tasks: tuple[TaskSpec, ...], seeds: tuple[int, ...]) -> PolicyEval:
+    _say(f"{spec.name}: {len(tasks)} tasks x {len(seeds)} seeds")
+    start = time.perf_counter()
+    policy = load_eval_policy(spec)
+    try:
+        result = evaluate(policy, tasks, seeds, eval_rollout(spec.config))
+    finally:
+        policy.close()
+    errors = f"; {result.errors} environment errors (counted unsolved)" if result.errors else ""
+    _say(f"{spec.name}: done in {time.perf_counter() - start:.1f} s{errors}")
+    return PolicyEval(spec.name, spec.spec, result)
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    """Run ``spadework eval`` (see the module); 0 when the report is written.
+
+    Raises:
+        UsageError: bad flags, a missing run or checkpoint, a missing package.
+    """
+    specs, tasks, seeds = _plan(args)
+    evals = [_evaluate(spec, tasks, seeds) for spec in specs]
+    report = report_json(evals, datetime.now(UTC).isoformat(timespec="seconds"))
+    path = write_report(args.out or default_out(specs, time.strftime("%Y%m%d-%H%M%S")), report)
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return 0
+    console = Console(highlight=False, width=None if sys.stdout.isatty() else 200)
+    console.print(accuracy_table(evals))
+    if len(evals) == MAX_POLICIES:
+        console.print(paired_table(paired_rows(evals[0], evals[1])))
+    console.print(f"report: {path}", markup=False)
+    return 0

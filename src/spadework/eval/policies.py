@@ -1,0 +1,186 @@
+"""Which policy an evaluation plays: ``base``, a run, or one checkpoint of a run.
+
+Specs, as ``--policy`` takes them:
+
+- ``base``: the policy of the default config, or of ``--config FILE``, without an adapter.
+- ``RUN_DIR`` or ``RUN_DIR/checkpoints/latest``: the policy of that run's ``config.toml``
+  with the LoRA adapter of its newest complete checkpoint.
+- ``RUN_DIR/checkpoints/iteration-NNNN``: the same with that checkpoint's adapter.
+
+An adapter reaches the embedded llama.cpp engine as the checkpoint's GGUF LoRA adapter
+(``adapter.gguf``, which a training run with the embedded policy writes; when it is missing
+it is exported from the PEFT adapter, which needs ``spadework[train]``) and
+``EmbeddedPolicy.load_adapter``. The scripted fake takes no adapter. Checkpoints of runs
+whose policy is ``openai`` or ``hf`` are not supported here (see ``ADAPTER_KINDS``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from enum import Enum
+from pathlib import Path
+
+from spadework.config import CONFIG_FILE, RunConfig, load_config
+from spadework.engines import policy_settings
+from spadework.errors import UsageError
+from spadework.learn.checkpoint import CHECKPOINTS_DIR, LATEST, NAME, checkpoints, latest_checkpoint
+from spadework.policy.base import Policy
+from spadework.policy.settings import PolicyKind, PolicySettings, build_policy
+
+BASE = "base"
+ADAPTER_DIR = "adapter"
+"""The PEFT adapter folder of a checkpoint (``spadework.learn.learner.ADAPTER_DIR``)."""
+GGUF_ADAPTER = "adapter.gguf"
+"""The GGUF LoRA adapter file of a checkpoint (``spadework.learn.sync.GGUF_ADAPTER``)."""
+
+ADAPTER_KINDS = frozenset({PolicyKind.EMBEDDED, PolicyKind.SCRIPTED})
+"""Policy kinds whose checkpoints can be evaluated. For ``openai``, load the checkpoint's
+``adapter/`` folder into the server and evaluate ``base`` with a ``--config`` naming it; ``hf``
+checkpoints are not loaded here."""
+
+
+class PolicySource(Enum):
+    """Where a policy's weights come from."""
+
+    BASE = "base"
+    CHECKPOINT = "checkpoint"
+
+
+@dataclass(frozen=True)
+class PolicySpec:
+    """A policy to evaluate.
+
+    Attributes:
+        name: its name in results (``base``, or ``<run>/<checkpoint>``).
+        spec: the ``--policy`` text as given.
+        source: base weights, or a run's checkpoint.
+        config: the config whose ``[policy]`` section builds it.
+        run_dir: the run, for a checkpoint.
+        checkpoint: the checkpoint folder, for a checkpoint.
+    """
+
+    name: str
+    spec: str
+    source: PolicySource
+    config: RunConfig
+    run_dir: Path | None = None
+    checkpoint: Path | None = None
+
+
+def _run_and_checkpoint(path: Path) -> tuple[Path, Path | None]:
+    """The run directory a path names, and the checkpoint it asks for (None: the newest)."""
+    if path.parent.name == CHECKPOINTS_DIR and path.name == LATEST:
+        return path.parent.parent, None
+    if path.parent.name == CHECKPOINTS_DIR and NAME.match(path.name):
+        return path.parent.parent, path
+    return path, None
+
+
+def _checkpoint(run_dir: Path, asked: Path | None) -> Path:
+    """The checkpoint folder to load: ``asked``, or the newest complete one."""
+    found = checkpoints(run_dir)
+    have = ", ".join(p.name for p in found.values()) or "none"
+    if asked is not None:
+        if not asked.is_dir():
+            raise UsageError(f"{asked}: no such checkpoint; {run_dir} has: {have}")
+        return asked
+    newest = latest_checkpoint(run_dir)
+    if newest is None:
+        raise UsageError(f"{run_dir} has no checkpoint (a run writes them with --train); "
+                         "evaluate --policy base, or train the run first")
+    return newest
+
+
+def parse_policy_spec(text: str, config_file: Path | None = None) -> PolicySpec:
+    """The policy a ``--policy`` spec names (see the module).
+
+    Args:
+        text: ``base``, a run directory, or a checkpoint path.
+        config_file: the config of ``base`` (default: built-in defaults); runs use their own.
+
+    Raises:
+        UsageError: no such run directory, no ``config.toml`` in it, or no such checkpoint.
+        ConfigError: the config is invalid.
+    """
+    if text == BASE:
+        return PolicySpec(BASE, text, PolicySource.BASE, load_config(config_file))
+    run_dir, asked = _run_and_checkpoint(Path(text))
+    if not run_dir.is_dir():
+        raise UsageError(f"--policy {text}: no run directory {run_dir}; give 'base', RUN_DIR, "
+                         "RUN_DIR/checkpoints/latest or RUN_DIR/checkpoints/iteration-NNNN")
+    if not (run_dir / CONFIG_FILE).is_file():
+        raise UsageError(f"--policy {text}: {run_dir} has no {CONFIG_FILE}; is it a run directory?")
+    checkpoint = _checkpoint(run_dir, asked)
+    config = load_config(run_dir / CONFIG_FILE)
+    return PolicySpec(f"{run_dir.name}/{checkpoint.name}", text, PolicySource.CHECKPOINT, config,
+                      run_dir, checkpoint)
+
+
+def distinct_names(specs: Sequence[PolicySpec]) -> tuple[PolicySpec, ...]:
+    """The specs with repeated names made distinct (``base``, ``base#2``)."""
+    seen: dict[str, int] = {}
+    named = []
+    for spec in specs:
+        seen[spec.name] = seen.get(spec.name, 0) + 1
+        count = seen[spec.name]
+        named.append(spec if count == 1 else replace(spec, name=f"{spec.name}#{count}"))
+    return tuple(named)
+
+
+def checkpoint_adapter(checkpoint: Path, config: RunConfig) -> Path:
+    """The checkpoint's GGUF LoRA adapter, exported from its PEFT adapter when missing.
+
+    The export loads the run's learner base model (``learn.model``) and the PEFT adapter,
+    and writes ``adapter.gguf`` into the checkpoint (as a training run does).
+
+    Raises:
+        UsageError: the checkpoint has neither adapter, or exporting needs ``spadework[train]``.
+    """
+    path = checkpoint / GGUF_ADAPTER
+    if path.is_file():
+        return path
+    folder = checkpoint / ADAPTER_DIR
+    if not (folder / "adapter_config.json").is_file():
+        raise UsageError(f"{checkpoint} has no LoRA adapter ({GGUF_ADAPTER} or {ADAPTER_DIR}/); "
+                         "is it a complete checkpoint of a run with --train?")
+    try:
+        from peft import PeftModel
+
+        from spadework.learn.model import load_base
+        from spadework.learn.sync import gguf_adapter
+    except ImportError:
+        raise UsageError(f"{checkpoint} has no {GGUF_ADAPTER}; exporting it from {ADAPTER_DIR}/ needs "
+                         "torch and peft: pip install 'spadework[train]'") from None
+    base = load_base(config.learn.model, config.policy.model, dtype="float32")
+    return gguf_adapter(checkpoint, PeftModel.from_pretrained(base.model, str(folder)))
+
+
+def load_eval_policy(
+    spec: PolicySpec, build: Callable[[PolicySettings], Policy] = build_policy
+) -> Policy:
+    """Build the policy of ``spec``, with its checkpoint's adapter loaded.
+
+    Args:
+        spec: what to build.
+        build: the backend constructor (a fake in tests).
+
+    Raises:
+        UsageError: a checkpoint of a policy kind not in ``ADAPTER_KINDS``, or no adapter in it.
+        PolicyError: the backend or the adapter does not load.
+    """
+    kind = spec.config.policy.kind
+    if spec.checkpoint is not None and kind not in ADAPTER_KINDS:
+        raise UsageError(f"--policy {spec.spec}: evaluating checkpoints of policy.kind = '{kind.value}' is "
+                         f"not supported (only {', '.join(sorted(k.value for k in ADAPTER_KINDS))}); load "
+                         f"{spec.checkpoint / ADAPTER_DIR} into your server and evaluate --policy base "
+                         "with a --config that names it")
+    policy = build(policy_settings(spec.config))
+    if spec.checkpoint is None or kind is PolicyKind.SCRIPTED:
+        return policy
+    try:
+        policy.load_adapter(checkpoint_adapter(spec.checkpoint, spec.config))  # type: ignore[attr-defined]
+    except BaseException:
+        policy.close()
+        raise
+    return policy

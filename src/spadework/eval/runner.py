@@ -1,0 +1,228 @@
+"""Playing held-out tasks and counting what was solved: ``evaluate`` and its records.
+
+Every (task, seed) item is one episode in the arm without a hint, all played together
+through ``run_plays`` (one policy call per round serves every episode still going). An
+item is solved when its episode's score is 1.0; an environment that fails is an unsolved
+item with score 0 (counted in ``EvalResult.errors``), never a crash of the evaluation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from spadework.config import RunConfig
+from spadework.envs.contract import MAX_TURNS_LIMIT
+from spadework.errors import UsageError
+from spadework.eval.stats import wilson_interval
+from spadework.eval.tasks import Suite, TaskOpener, TaskSpec, require_packages
+from spadework.policy.base import Policy, Sampling
+from spadework.rollout.play import EnvOpener, run_plays
+from spadework.rollout.records import Arm, EndReason, Episode, PlayJob, RolloutConfig
+
+OVERALL = "overall"
+"""The scope of every item of an evaluation."""
+
+
+@dataclass(frozen=True)
+class ItemResult:
+    """How one (task, seed) item went.
+
+    Attributes:
+        suite: the task's suite.
+        task: the task's name in its suite.
+        seed: the item's seed.
+        score: the episode's score in [0, 1].
+        solved: whether the score is 1.0.
+        turns: moves played.
+        end: why the episode ended.
+        error: the environment's error when ``end`` is ``ENV_ERROR``.
+    """
+
+    suite: Suite
+    task: str
+    seed: int
+    score: float
+    solved: bool
+    turns: int
+    end: EndReason = EndReason.TERMINATED
+    error: str | None = None
+
+    @property
+    def key(self) -> str:
+        """The task's ``<suite>/<task>`` name."""
+        return f"{self.suite.value}/{self.task}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"suite": self.suite.value, "task": self.task, "seed": self.seed, "score": self.score,
+                "solved": self.solved, "turns": self.turns}
+
+    @classmethod
+    def of(cls, spec: TaskSpec, episode: Episode) -> ItemResult:
+        return cls(spec.suite, spec.task, episode.seed, episode.score, episode.solved, episode.turns,
+                   episode.end, episode.error)
+
+
+@dataclass(frozen=True)
+class Tally:
+    """Counts over a set of items.
+
+    Attributes:
+        n: items.
+        solved: items solved.
+        mean_score: mean episode score (partial credit included); 0.0 when ``n`` is 0.
+    """
+
+    n: int
+    solved: int
+    mean_score: float
+
+    @property
+    def accuracy(self) -> float:
+        """Share of items solved (0.0 when there are none).
+
+        >>> Tally(4, 1, 0.5).accuracy
+        0.25
+        """
+        return self.solved / self.n if self.n else 0.0
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        """95% Wilson interval of ``accuracy``."""
+        return wilson_interval(self.solved, self.n)
+
+    @classmethod
+    def of(cls, items: Sequence[ItemResult]) -> Tally:
+        """The tally of ``items``.
+
+        >>> Tally.of([ItemResult(Suite.TEXTARENA, "g", 0, 1.0, True, 3),
+        ...           ItemResult(Suite.TEXTARENA, "g", 1, 0.5, False, 9)])
+        Tally(n=2, solved=1, mean_score=0.75)
+        """
+        n = len(items)
+        return cls(n, sum(1 for i in items if i.solved), sum(i.score for i in items) / n if n else 0.0)
+
+    def to_json(self) -> dict[str, Any]:
+        low, high = self.interval
+        return {"n": self.n, "solved": self.solved, "accuracy": self.accuracy, "ci_low": low, "ci_high": high,
+                "mean_score": self.mean_score}
+
+
+@dataclass(frozen=True)
+class EvalResult:
+    """One policy's evaluation: the tasks and seeds it played and every item's result.
+
+    Scopes name sets of items: a task's ``<suite>/<task>``, a suite's name, or ``OVERALL``.
+    """
+
+    tasks: tuple[TaskSpec, ...]
+    seeds: tuple[int, ...]
+    items: tuple[ItemResult, ...]
+
+    def suites(self) -> tuple[Suite, ...]:
+        """The suites played, in task order."""
+        return tuple(dict.fromkeys(t.suite for t in self.tasks))
+
+    def scopes(self) -> tuple[str, ...]:
+        """Every task, then every suite, then ``OVERALL``."""
+        return (*(t.key for t in self.tasks), *(s.value for s in self.suites()), OVERALL)
+
+    def items_in(self, scope: str) -> tuple[ItemResult, ...]:
+        """The items of a scope, in play order (task, then seed).
+
+        Raises:
+            KeyError: ``scope`` is none of ``scopes()``.
+        """
+        if scope == OVERALL:
+            return self.items
+        if scope in {s.value for s in self.suites()}:
+            return tuple(i for i in self.items if i.suite.value == scope)
+        if scope in {t.key for t in self.tasks}:
+            return tuple(i for i in self.items if i.key == scope)
+        raise KeyError(f"no scope {scope!r} in this evaluation; scopes: {', '.join(self.scopes())}")
+
+    def tally(self, scope: str = OVERALL) -> Tally:
+        """The counts of one scope."""
+        return Tally.of(self.items_in(scope))
+
+    @property
+    def errors(self) -> int:
+        """Items whose environment failed (counted as unsolved)."""
+        return sum(1 for i in self.items if i.end is EndReason.ENV_ERROR)
+
+
+def eval_metrics(result: EvalResult) -> dict[str, float]:
+    """Accuracies under stable names: ``eval/<suite>/<task>/accuracy``, ``eval/<suite>/accuracy``,
+    ``eval/accuracy``.
+
+    >>> items = (ItemResult(Suite.TEXTARENA, "g", 0, 1.0, True, 2),
+    ...          ItemResult(Suite.TEXTARENA, "g", 1, 0.0, False, 9))
+    >>> eval_metrics(EvalResult((TaskSpec(Suite.TEXTARENA, "g", 9),), (0, 1), items))
+    {'eval/textarena/g/accuracy': 0.5, 'eval/textarena/accuracy': 0.5, 'eval/accuracy': 0.5}
+    """
+    metrics = {f"eval/{t.key}/accuracy": result.tally(t.key).accuracy for t in result.tasks}
+    metrics.update({f"eval/{s.value}/accuracy": result.tally(s.value).accuracy for s in result.suites()})
+    metrics["eval/accuracy"] = result.tally(OVERALL).accuracy
+    return metrics
+
+
+def eval_rollout(config: RunConfig) -> RolloutConfig:
+    """Rollout settings for evaluating with a run's config: its agent's context budget, concurrency
+    and reply length, and greedy sampling (temperature 0), so an evaluation repeats.
+
+    The turn cap does not matter: ``evaluate`` gives every task its own (``held_out_rollout``).
+
+    >>> from spadework.config import load_config
+    >>> rollout = eval_rollout(load_config(None))
+    >>> rollout.sampling.temperature, rollout.context_tokens
+    (0.0, 3072)
+    """
+    agent = config.agent
+    greedy = Sampling(temperature=0.0, top_p=1.0, max_tokens=agent.sampling.max_tokens, seed=config.run.seed)
+    return RolloutConfig(context_tokens=agent.context_tokens, concurrency=agent.concurrency, sampling=greedy)
+
+
+def held_out_rollout(rollout: RolloutConfig, tasks: Sequence[TaskSpec]) -> RolloutConfig:
+    """``rollout`` with its turn cap raised to the longest task's ``max_turns``, so each episode gets
+    exactly its task's moves (a run's small ``agent.max_turns`` must not make a game unwinnable)."""
+    longest = max((t.max_turns for t in tasks), default=1)
+    return replace(rollout, max_turns_cap=min(MAX_TURNS_LIMIT, longest))
+
+
+def evaluate(
+    policy: Policy,
+    tasks: Sequence[TaskSpec],
+    seeds: Iterable[int],
+    rollout: RolloutConfig,
+    opener: EnvOpener | None = None,
+) -> EvalResult:
+    """Play every (task, seed) item once, without a hint, and collect the results.
+
+    Args:
+        policy: the agent.
+        tasks: what to play (``select_tasks`` or ``DEFAULT_TASKS``).
+        seeds: the seeds of every task (repeats are dropped); the same seeds give the same items.
+        rollout: context budget, concurrency and sampling of the episodes; the turn cap is
+            replaced by the tasks' own (``held_out_rollout``).
+        opener: builds the environments; default ``TaskOpener(tasks)`` (in this process).
+
+    Returns:
+        The result, with items in task order, then seed order.
+
+    Raises:
+        UsageError: no tasks or no seeds, or a suite's library is not installed.
+        PolicyError: the policy failed.
+    """
+    tasks, seeds = tuple(dict.fromkeys(tasks)), tuple(dict.fromkeys(int(s) for s in seeds))
+    if not tasks or not seeds:
+        raise UsageError(f"nothing to evaluate: {len(tasks)} tasks and {len(seeds)} seeds; give at least one "
+                         "of each")
+    if opener is None:
+        require_packages(tasks)
+        opener = TaskOpener(tasks)
+    jobs = [PlayJob(t.key, t.key, seed, Arm.NOHINT) for t in tasks for seed in seeds]
+    episodes = run_plays(policy, opener, jobs, held_out_rollout(rollout, tasks))
+    specs = {t.key: t for t in tasks}
+    items = tuple(ItemResult.of(specs[e.env_id], e) for e in episodes)
+    return EvalResult(tasks, seeds, items)

@@ -1,0 +1,178 @@
+"""Held-out tasks: which suites and tasks an evaluation plays, and the opener that builds them.
+
+A task is named ``<suite>/<task>``, e.g. ``reasoning-gym/basic_arithmetic`` or
+``textarena/TowerOfHanoi-v0``. That name is the ``PlayJob`` source: ``TaskOpener.open``
+builds the adapter for it, so ``run_plays`` plays held-out tasks unchanged, in this process.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from typing import Any
+
+from spadework.envs import reasoning_gym_env, textarena_env
+from spadework.envs.heldout import import_package
+from spadework.errors import EnvError, UsageError
+
+
+class Suite(StrEnum):
+    """A source of held-out tasks."""
+
+    REASONING_GYM = "reasoning-gym"
+    TEXTARENA = "textarena"
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """One held-out task.
+
+    Attributes:
+        suite: where it comes from.
+        task: its name in that suite (a reasoning-gym dataset, a textarena game id).
+        max_turns: moves an episode gets (1 for reasoning-gym: one answer).
+    """
+
+    suite: Suite
+    task: str
+    max_turns: int
+
+    @property
+    def key(self) -> str:
+        """``<suite>/<task>``: the task's name in results and its ``PlayJob`` source.
+
+        >>> TaskSpec(Suite.TEXTARENA, "TowerOfHanoi-v0", 14).key
+        'textarena/TowerOfHanoi-v0'
+        """
+        return f"{self.suite.value}/{self.task}"
+
+    def to_json(self) -> dict[str, str]:
+        return {"suite": self.suite.value, "task": self.task}
+
+
+MULTI_TURN = frozenset({Suite.TEXTARENA})
+"""Suites whose episodes take several moves (``--max-turns`` applies to these)."""
+
+DEFAULT_TASKS: tuple[TaskSpec, ...] = (
+    *(TaskSpec(Suite.REASONING_GYM, name, 1) for name in reasoning_gym_env.TASKS),
+    *(TaskSpec(Suite.TEXTARENA, name, textarena_env.GAMES[name]) for name in textarena_env.DEFAULT_GAMES),
+)
+"""What ``spadework eval`` plays when no task is named: six reasoning-gym tasks, four games."""
+
+PACKAGES: Mapping[Suite, tuple[str, str]] = {
+    Suite.REASONING_GYM: ("reasoning_gym", reasoning_gym_env.PACKAGE),
+    Suite.TEXTARENA: ("textarena", textarena_env.PACKAGE),
+}
+"""(module, package) each suite needs."""
+
+
+def _suite(name: str) -> Suite:
+    try:
+        return Suite(name)
+    except ValueError:
+        raise UsageError(f"unknown suite {name!r}; choose from {', '.join(s.value for s in Suite)}") from None
+
+
+def _known(suite: Suite, task: str) -> TaskSpec | None:
+    """The spec of ``task`` in ``suite``, or None when the suite does not have it."""
+    if suite is Suite.TEXTARENA:
+        return TaskSpec(suite, task, textarena_env.GAMES[task]) if task in textarena_env.GAMES else None
+    if task in reasoning_gym_env.TASKS or task in reasoning_gym_env.task_names():
+        return TaskSpec(suite, task, 1)
+    return None
+
+
+def _find(name: str, suites: Sequence[Suite]) -> TaskSpec:
+    """The task called ``name`` (or ``suite/name``) in one of ``suites``."""
+    suite_name, slash, task = name.partition("/")
+    if slash:
+        suites, name = [_suite(suite_name)], task
+    for suite in suites:
+        spec = _known(suite, name)
+        if spec is not None:
+            return spec
+    games = ", ".join(textarena_env.GAMES)
+    raise UsageError(f"no task {name!r} in {' or '.join(s.value for s in suites)}; reasoning-gym takes any "
+                     f"of its datasets (e.g. {', '.join(reasoning_gym_env.TASKS)}), textarena one of {games}")
+
+
+def select_tasks(suites: Iterable[str] = (), names: Iterable[str] = (),
+                 max_turns: int | None = None) -> tuple[TaskSpec, ...]:
+    """The tasks a user selected (``--suite``, ``--task``, ``--max-turns``), in a stable order.
+
+    No names: the default tasks of the chosen suites (all suites when none is chosen).
+    Names: each one looked up in the chosen suites (all when none is chosen); a name may
+    also be written ``suite/task``.
+
+    Args:
+        suites: suite names (``reasoning-gym``, ``textarena``).
+        names: task names.
+        max_turns: when given, the moves of every multi-turn task (single-turn ones keep 1).
+
+    Raises:
+        UsageError: an unknown suite or task (the message lists what there is), or ``max_turns < 1``.
+
+    >>> [t.key for t in select_tasks(["textarena"], ["TowerOfHanoi-v0"], max_turns=8)]
+    ['textarena/TowerOfHanoi-v0']
+    >>> select_tasks(["textarena"], ["TowerOfHanoi-v0"], max_turns=8)[0].max_turns
+    8
+    >>> len(select_tasks())
+    10
+    """
+    chosen = list(dict.fromkeys(_suite(s) for s in suites)) or list(Suite)
+    wanted = list(dict.fromkeys(names))
+    tasks = [_find(n, chosen) for n in wanted] if wanted else [t for t in DEFAULT_TASKS if t.suite in chosen]
+    if max_turns is not None:
+        if max_turns < 1:
+            raise UsageError(f"--max-turns must be at least 1, got {max_turns}")
+        tasks = [replace(t, max_turns=max_turns) if t.suite in MULTI_TURN else t for t in tasks]
+    return tuple(dict.fromkeys(tasks))
+
+
+def require_packages(tasks: Iterable[TaskSpec]) -> None:
+    """Check that the libraries of ``tasks`` are installed, before anything is played.
+
+    Raises:
+        UsageError: one is missing; the message says what to install.
+    """
+    for suite in dict.fromkeys(t.suite for t in tasks):
+        module, package = PACKAGES[suite]
+        import_package(module, package)
+
+
+def _reasoning_gym(spec: TaskSpec) -> Any:
+    return reasoning_gym_env.ReasoningGymEnv(spec.task)
+
+
+def _textarena(spec: TaskSpec) -> Any:
+    return textarena_env.TextArenaEnv(spec.task, spec.max_turns)
+
+
+ADAPTERS: Mapping[Suite, Callable[[TaskSpec], Any]] = {
+    Suite.REASONING_GYM: _reasoning_gym,
+    Suite.TEXTARENA: _textarena,
+}
+"""One adapter constructor per suite."""
+
+
+class TaskOpener:
+    """Opens held-out tasks by key for ``run_plays`` (the ``EnvOpener`` protocol), in this process.
+
+    Args:
+        tasks: the tasks it may open; ``open(task.key)`` builds a fresh adapter of one.
+    """
+
+    def __init__(self, tasks: Iterable[TaskSpec]):
+        self.tasks = {t.key: t for t in tasks}
+
+    def open(self, source: str) -> Any:
+        """A new adapter for the task named ``source``.
+
+        Raises:
+            EnvError: ``source`` names no task of this opener.
+        """
+        spec = self.tasks.get(source)
+        if spec is None:
+            raise EnvError(f"no held-out task {source[:80]!r}; known: {', '.join(self.tasks)}")
+        return ADAPTERS[spec.suite](spec)
