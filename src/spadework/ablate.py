@@ -119,19 +119,18 @@ class HeldOut:
         self.reports: dict[str, dict[str, Any]] = {}
 
     def __call__(self, config: RunConfig, run_dir: Path) -> tuple[float, float, float]:
-        from spadework.eval.policies import BASE, PolicySource, PolicySpec, parse_policy_spec
+        """The arm's overall held-out accuracy and its 95% interval."""
+        from spadework.eval.policies import parse_policy_spec
         from spadework.eval.report import write_report
-        from spadework.learn.checkpoint import latest_checkpoint
 
-        trained = latest_checkpoint(run_dir) is not None
-        spec = (parse_policy_spec(str(run_dir)) if trained
-                else PolicySpec(BASE, BASE, PolicySource.BASE, config))
-        key = str(spec.checkpoint) if trained else f"base {config.policy.model_dump_json()}"
+        spec = parse_policy_spec(str(run_dir))  # its newest checkpoint, or its untrained model
+        key = str(spec.checkpoint) if spec.checkpoint else f"untrained {config.policy.model_dump_json()}"
         if key not in self.reports:
             self.reports[key] = self.evaluate(spec, config)
-        report = self.reports[key]
-        write_report(run_dir / "eval" / "eval-ablate.json", report)
-        overall = report["policies"][0]["overall"]
+        [played] = self.reports[key]["policies"]
+        own = {**self.reports[key], "policies": [{**played, "name": spec.name, "spec": spec.spec}]}
+        write_report(run_dir / "eval" / "eval-ablate.json", own)
+        overall = played["overall"]
         return overall["accuracy"], overall["ci_low"], overall["ci_high"]
 
     @staticmethod

@@ -391,25 +391,26 @@ def test_commit_iteration_is_all_or_nothing(tmp_path: Path) -> None:
         assert archive.last_iteration() == (0, {"draws": 2})
 
 
-def test_version_1_archive_is_upgraded(tmp_path: Path) -> None:
-    Archive.open(tmp_path).close()
-    conn = sqlite3.connect(tmp_path / ARCHIVE_FILE)
-    conn.execute("DROP TABLE iterations")
-    conn.execute("PRAGMA user_version = 1")
+def older_archive(run_dir: Path, version: int, *later_tables: str) -> None:
+    """An archive as an older spadework left it: without the tables added since ``version``."""
+    Archive.open(run_dir).close()
+    conn = sqlite3.connect(run_dir / ARCHIVE_FILE)
+    for table in later_tables:
+        conn.execute(f"DROP TABLE {table}")
+    conn.execute(f"PRAGMA user_version = {version}")
     conn.commit()
     conn.close()
+
+
+def test_version_1_archive_is_upgraded(tmp_path: Path) -> None:
+    older_archive(tmp_path, 1, "iterations", "embeddings")
     with Archive.open(tmp_path) as archive:
         archive.commit_iteration(0, [], {}, {"ok": True})
         assert archive.last_iteration() == (0, {"ok": True})
 
 
 def test_version_2_archive_gains_the_embedding_cache(tmp_path: Path) -> None:
-    Archive.open(tmp_path).close()
-    conn = sqlite3.connect(tmp_path / ARCHIVE_FILE)
-    conn.execute("DROP TABLE embeddings")
-    conn.execute("PRAGMA user_version = 2")
-    conn.commit()
-    conn.close()
+    older_archive(tmp_path, 2, "embeddings")
     with Archive.open(tmp_path) as archive:
         assert archive.cached_vectors("e", ["a"]) == {}
         archive.cache_vectors("e", {"a": b"\x01\x02", "b": b"\x03"})

@@ -55,6 +55,9 @@ def test_the_table_agrees_with_each_arms_archive(ablation: Path):
         assert row["clusters"] == overall.clusters
     # nothing trained: every arm is the same base policy, evaluated once, its report in every run
     reports = [json.loads((ablation / a.value / "eval/eval-ablate.json").read_text()) for a in Ablation]
+    assert [r["policies"][0]["name"] for r in reports] == [f"{a.value}/untrained" for a in Ablation]
+    for report in reports:
+        report["policies"][0].pop("name"), report["policies"][0].pop("spec")
     assert all(r == reports[0] for r in reports)
     overall = reports[0]["policies"][0]["overall"]
     assert overall["n"] == 2

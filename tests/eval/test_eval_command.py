@@ -91,7 +91,7 @@ def test_base_alone_writes_under_runs(tmp_path, monkeypatch):
 def test_a_missing_checkpoint_is_a_clear_usage_error(tmp_path):
     run = make_run(tmp_path / "run-y", [])
     with pytest.raises(UsageError, match="run-y has no checkpoint"):
-        run_eval(["--policy", str(run), "--task", "gcd"])
+        run_eval(["--policy", str(run / "checkpoints" / "latest"), "--task", "gcd"])
     with pytest.raises(UsageError, match="iteration-0003: no such checkpoint"):
         run_eval(["--policy", str(run / "checkpoints" / "iteration-0003")])
 
@@ -107,5 +107,5 @@ def test_bad_flags_are_usage_errors_before_anything_plays(tmp_path):
 
 def test_the_cli_reports_a_missing_checkpoint_on_one_line(tmp_path, capsys):
     run = make_run(tmp_path / "run-z", [])
-    assert spadework.cli.main(["eval", "--policy", str(run)]) == 2
+    assert spadework.cli.main(["eval", "--policy", str(run / "checkpoints" / "latest")]) == 2
     assert "run-z has no checkpoint" in capsys.readouterr().err

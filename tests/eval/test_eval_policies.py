@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from eval_fakes import make_run, scripted_config_file
 
+from spadework.config import load_config
 from spadework.errors import UsageError
 from spadework.eval.policies import (
     ADAPTER_DIR,
@@ -47,11 +48,20 @@ def test_missing_runs_and_checkpoints_say_what_to_change(tmp_path):
         parse_policy_spec(str(tmp_path / "plain"))
     untrained = make_run(tmp_path / "untrained", [])
     with pytest.raises(UsageError, match="has no checkpoint .*evaluate --policy base, or train the run"):
-        parse_policy_spec(str(untrained))
+        parse_policy_spec(str(untrained / "checkpoints" / "latest"))
     run = make_run(tmp_path / "run-b", [4, 5])
     missing = "iteration-0009: no such checkpoint; .* has: iteration-0004, iteration-0005"
     with pytest.raises(UsageError, match=missing):
         parse_policy_spec(str(run / "checkpoints" / "iteration-0009"))
+
+
+def test_a_run_that_did_not_train_plays_its_own_model_without_an_adapter(tmp_path):
+    run = make_run(tmp_path / "run-u", [])
+    spec = parse_policy_spec(str(run))
+    assert (spec.name, spec.checkpoint, spec.run_dir) == ("run-u/untrained", None, run)
+    assert spec.config == load_config(run / "config.toml")
+    trained = parse_policy_spec(str(make_run(tmp_path / "run-t", [3])))
+    assert trained.name == "run-t/iteration-0003"
 
 
 def test_repeated_names_are_made_distinct(tmp_path):

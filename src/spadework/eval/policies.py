@@ -3,8 +3,10 @@
 Specs, as ``--policy`` takes them:
 
 - ``base``: the policy of the default config, or of ``--config FILE``, without an adapter.
-- ``RUN_DIR`` or ``RUN_DIR/checkpoints/latest``: the policy of that run's ``config.toml``
-  with the LoRA adapter of its newest complete checkpoint.
+- ``RUN_DIR``: the policy of that run's ``config.toml`` with the LoRA adapter of its newest
+  complete checkpoint; a run that did not train has none, and plays its own model as it is
+  (named ``<run>/untrained``).
+- ``RUN_DIR/checkpoints/latest``: the same, but a run without a checkpoint is an error.
 - ``RUN_DIR/checkpoints/iteration-NNNN``: the same with that checkpoint's adapter.
 
 An adapter reaches the embedded llama.cpp engine as the checkpoint's GGUF LoRA adapter
@@ -29,6 +31,7 @@ from spadework.policy.base import Policy
 from spadework.policy.settings import PolicyKind, PolicySettings, build_policy
 
 BASE = "base"
+UNTRAINED = "untrained"
 ADAPTER_DIR = "adapter"
 """The PEFT adapter folder of a checkpoint (``spadework.learn.learner.ADAPTER_DIR``)."""
 GGUF_ADAPTER = "adapter.gguf"
@@ -111,8 +114,10 @@ def parse_policy_spec(text: str, config_file: Path | None = None) -> PolicySpec:
                          "RUN_DIR/checkpoints/latest or RUN_DIR/checkpoints/iteration-NNNN")
     if not (run_dir / CONFIG_FILE).is_file():
         raise UsageError(f"--policy {text}: {run_dir} has no {CONFIG_FILE}; is it a run directory?")
-    checkpoint = _checkpoint(run_dir, asked)
     config = load_config(run_dir / CONFIG_FILE)
+    if asked is None and Path(text).resolve() == run_dir.resolve() and latest_checkpoint(run_dir) is None:
+        return PolicySpec(f"{run_dir.name}/{UNTRAINED}", text, PolicySource.BASE, config, run_dir)
+    checkpoint = _checkpoint(run_dir, asked)
     return PolicySpec(f"{run_dir.name}/{checkpoint.name}", text, PolicySource.CHECKPOINT, config,
                       run_dir, checkpoint)
 

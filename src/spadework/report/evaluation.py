@@ -18,7 +18,9 @@ from spadework.report.rundata import number
 from spadework.report.shell import Section, empty, esc, percent, table
 
 EVAL_DIR = "eval"
-NO_EVAL = "no held-out evaluation yet: run `spadework eval --policy base --policy RUN_DIR`"
+NO_EVAL = ("no held-out evaluation yet: run `spadework eval --policy RUN_DIR` (its newest checkpoint, "
+           "or its model as it is when it did not train); add `--config RUN_DIR/config.toml --policy base` "
+           "before it to compare with the untrained model")
 
 
 @dataclass(frozen=True)
