@@ -151,3 +151,19 @@ def test_validator_verdict_lists_the_novel_failure_with_the_twin_id():
     fresh = validate(EXAMPLES["coin_purse"], InProcessSandbox(), checks=checks_with_novelty(index))
     assert fresh.valid, fresh.reason
     assert [c.name for c in fresh.checks][2] == "novel"
+
+
+def test_a_copy_padded_with_imports_and_comments_is_still_a_twin():
+    """Seen from a small model: the prompt's example, with unused imports and the global random."""
+    from spadework.designer.prompts import default_example
+
+    example = default_example()
+    padded = ("import random\nimport math\nimport re\nfrom collections import deque\n"
+              "from itertools import accumulate\n\n" + example.replace("self.rng.randint", "random.randint"))
+    index = NoveltyIndex()
+    index.add("example:prompt", example, "CodeLockEnv")
+    assert similarity(signature(padded), signature(example)) < index.threshold  # Jaccard alone misses it
+    found = index.twin(padded)
+    assert found is not None and found[0] == "example:prompt" and found[1] >= index.threshold
+    for name, code in EXAMPLES.items():  # while other games stay apart
+        assert index.twin(code) is None, name

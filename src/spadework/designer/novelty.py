@@ -6,7 +6,10 @@ are kept as they are; every number becomes one placeholder (the same game with o
 constants is the same game); the names the module binds itself (its classes, functions, variables,
 arguments and ``self`` attributes) all become one placeholder, so renaming a variable or a
 constant does not make a copy look new. Overlapping runs of ``shingle`` tokens form a set,
-and MinHash estimates the Jaccard similarity of two such sets.
+and MinHash estimates the Jaccard similarity of two such sets. Two sources are compared by the
+share of the smaller one's shingles found in the other (the overlap, estimated from the Jaccard
+estimate and the two set sizes), so a copy padded with unused imports or extra methods is still
+a copy.
 
 Hashing is deterministic across processes (blake2b and a fixed affine family modulo a
 Mersenne prime; never Python's salted ``hash()``), so indexes built in different runs agree.
@@ -151,11 +154,28 @@ def similarity(first: tuple[int, ...], second: tuple[int, ...]) -> float:
     return sum(a == b for a, b in zip(first, second, strict=True)) / len(first)
 
 
+def overlap(jaccard: float, size: int, other_size: int) -> float:
+    """The share of the smaller set inside the larger, from their Jaccard similarity and sizes.
+
+    ``|A ∩ B| = J (|A| + |B|) / (1 + J)``, divided by ``min(|A|, |B|)`` and capped at 1.
+
+    >>> overlap(0.5, 100, 200)  # A inside B: |A ∩ B| = 100
+    1.0
+    >>> round(overlap(0.82, 165, 159), 3)  # a copy with a few extra lines
+    0.918
+    >>> overlap(0.0, 10, 10)
+    0.0
+    """
+    common = jaccard * (size + other_size) / (1.0 + jaccard)
+    return min(1.0, common / max(1, min(size, other_size)))
+
+
 @dataclass(frozen=True)
 class _Entry:
     env_id: int | str
     name: str | None
     signature: tuple[int, ...]
+    size: int
 
 
 class NoveltyIndex:
@@ -194,9 +214,13 @@ class NoveltyIndex:
         """``code``'s signature with this index's settings."""
         return signature(code, num_perm=self.num_perm, shingle=self.shingle)
 
+    def size(self, code: str) -> int:
+        """How many distinct shingles ``code`` has."""
+        return len(shingles(tokens(code), self.shingle))
+
     def add(self, env_id: int | str, code: str, name: str | None = None) -> None:
         """Index ``code`` under ``env_id`` (replacing what that id held)."""
-        self._entries[env_id] = _Entry(env_id, name, self.signature(code))
+        self._entries[env_id] = _Entry(env_id, name, self.signature(code), self.size(code))
         self._hashes.setdefault(content_hash(code), env_id)
 
     def twin(self, code: str) -> tuple[int | str, float] | None:
@@ -204,18 +228,19 @@ class NoveltyIndex:
 
         Returns:
             ``(env_id, similarity)``: similarity 1.0 for an exact copy (same content hash),
-            else the estimate of the most similar entry; ``None`` when nothing reaches the
-            threshold.
+            else the estimated overlap with the most similar entry; ``None`` when nothing
+            reaches the threshold.
         """
         exact = self._hashes.get(content_hash(code))
         if exact is not None and exact in self._entries:
             return exact, 1.0
         if not self._entries:
             return None
-        mine = self.signature(code)
-        best = max(self._entries.values(), key=lambda e: similarity(mine, e.signature))
-        score = similarity(mine, best.signature)
-        return (best.env_id, score) if score >= self.threshold else None
+        mine, size = self.signature(code), self.size(code)
+        scores = {e.env_id: overlap(similarity(mine, e.signature), size, e.size)
+                  for e in self._entries.values()}
+        best = max(scores, key=scores.__getitem__)
+        return (best, scores[best]) if scores[best] >= self.threshold else None
 
     @classmethod
     def from_records(cls, records: Iterable[EnvRecord], threshold: float = 0.85,
