@@ -172,8 +172,8 @@ def sandbox():
 class CrashingPolicy(ScriptedPolicy):
     """FAKE: the scripted policy, dying after a number of generate calls (a crash mid-iteration)."""
 
-    def __init__(self, calls: int):
-        super().__init__()
+    def __init__(self, calls: int, seed: int = 0):
+        super().__init__(seed=seed)
         self.left = calls
 
     def generate(self, conversations, sampling):
@@ -185,5 +185,6 @@ class CrashingPolicy(ScriptedPolicy):
 
 @pytest.fixture
 def crashing_policy():
-    """``CrashingPolicy``: ``crashing_policy(calls=N)`` dies on its N+1-th generate call."""
+    """``CrashingPolicy``: ``crashing_policy(calls=N, seed=S)`` dies on its N+1-th generate call
+    (``seed``: the run's seed, which the scripted policy a run builds would get)."""
     return CrashingPolicy

@@ -23,7 +23,9 @@ from spadework.learn.checkpoint import checkpoints  # noqa: E402
 from spadework.run import run  # noqa: E402
 
 TIMINGS = ("perf/", "learn/update_s", "learn/tokens_per_s", "learn/sync_s")
-SMALL = {"policy.kind": "scripted", "run.iterations": 3, "run.designs": 2, "run.plays": 2,
+# run.seed 1: a seed whose designs give both roles a group with variance (the scripted agent
+# rarely solves without the hint, so most seeds leave the agent nothing to learn from)
+SMALL = {"policy.kind": "scripted", "run.iterations": 3, "run.designs": 2, "run.plays": 2, "run.seed": 1,
          "sandbox.pool_size": 2, "corpus.max_doc_tokens": 32, "learn.enabled": True, "learn.model": "tiny",
          "learn.max_sample_tokens": 8192, "learn.micro_batch_tokens": 8192, "learn.lr": 1e-3}
 
@@ -67,7 +69,7 @@ def test_training_logs_per_role_metrics_and_keeps_checkpoints(whole: Path):
 def test_a_crash_while_generating_resumes_like_an_uninterrupted_run(tmp_path: Path, whole: Path,
                                                                    crashing_policy):
     with pytest.raises(KeyboardInterrupt):
-        run(config(), tmp_path / "broken", policy=crashing_policy(calls=9))
+        run(config(), tmp_path / "broken", policy=crashing_policy(calls=9, seed=SMALL["run.seed"]))
     assert 0 < len((tmp_path / "broken" / "metrics.jsonl").read_text().splitlines()) < 3
     run(config(), tmp_path / "broken", resume=True)
     assert snapshot(tmp_path / "broken") == snapshot(whole)
@@ -120,8 +122,9 @@ def _toml(values: dict) -> str:
 
 def test_cli_train_flag_turns_training_on(tmp_path: Path, capsys):
     (tmp_path / "c.toml").write_text(_toml({k: v for k, v in SMALL.items() if k != "learn.enabled"}))
-    code = main(["run", "--config", str(tmp_path / "c.toml"), "--iterations", "1", "--train",
+    code = main(["run", "--config", str(tmp_path / "c.toml"), "--iterations", "2", "--train",
                  "--run-dir", str(tmp_path / "run")])
     assert code == 0
     assert "enabled = true" in (tmp_path / "run" / "config.toml").read_text()
-    assert json.loads((tmp_path / "run" / "metrics.jsonl").read_text())["learn/updates"] == 1.0
+    lines = (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()
+    assert json.loads(lines[-1])["learn/updates"] == 1.0  # iteration 0 had no variance to learn from
