@@ -62,7 +62,7 @@ class FakeDesignerPolicy:
     def reply(self, conversation) -> str:
         if "Write the hint" in conversation[-1].content:
             return "Add up a few coins before you pay. Small ones first. Then check. Then pay."
-        key = next(k for k in self.scripts if k in conversation[1].content)
+        key = next(k for k in self.scripts if k in conversation[3].content)  # the design request
         script = self.scripts[key]
         self.replies[key] += 1
         return script[min(self.replies[key], len(script)) - 1]
@@ -80,7 +80,7 @@ def test_each_round_is_one_generate_call_for_the_failing_designs():
     policy = FakeDesignerPolicy(SCRIPTS)
     run(policy)
     assert [len(call) for call in policy.calls] == [3, 2, 1]
-    second = [call[1].content for call in policy.calls[1]]
+    second = [call[3].content for call in policy.calls[1]]
     assert "doc-A" in second[0] and "doc-C" in second[1]
     assert policy.samplings == [SAMPLING] * 3
 
@@ -112,19 +112,19 @@ def test_attempts_record_their_prompts():
     assert a.attempts[0].conversation == first
     assert "environment designer" in first[0].content
     repair = a.attempts[1].conversation
-    assert repair[:2] == first
-    assert [m.role for m in repair[2:]] == [Role.ASSISTANT, Role.USER]
-    assert repair[2].content == NO_CODE
-    assert a.attempts[0].verdict.failure.message in repair[3].content
-    assert 'failed the check "parse"' in repair[3].content
+    assert repair[:4] == first
+    assert [m.role for m in repair[4:]] == [Role.ASSISTANT, Role.USER]
+    assert repair[4].content == NO_CODE
+    assert a.attempts[0].verdict.failure.message in repair[5].content
+    assert 'failed the check "parse"' in repair[5].content
     assert b.attempts[0].conversation == tuple(render_design(DOCUMENTS[1][1], MemoryDigest()))
 
 
 def test_repairs_show_only_the_latest_reply():
     *_, c = run(FakeDesignerPolicy(SCRIPTS))
     third = c.attempts[2].conversation
-    assert len(third) == 4
-    assert 'failed the check "static"' in third[3].content
+    assert len(third) == 6  # the first prompt (4 messages), the latest reply, the repair request
+    assert 'failed the check "static"' in third[5].content
 
 
 def test_max_attempts_one_means_no_repair():

@@ -38,36 +38,40 @@ def failed_verdict(name: str, message: str) -> Verdict:
     return Verdict(tuple(results), isolation="none")
 
 
-def test_design_prompt_is_system_then_user():
+def test_design_prompt_shows_the_example_as_an_earlier_answer():
     messages = render_design(DOCUMENT, DIGEST)
-    assert [m.role for m in messages] == [Role.SYSTEM, Role.USER]
+    assert [m.role for m in messages] == [Role.SYSTEM, Role.USER, Role.ASSISTANT, Role.USER]
     assert "environment designer" in messages[0].content
+    assert "Locksmiths open combination locks" in messages[1].content  # the example's own document
+    assert messages[2].content == f"```python\n{default_example().strip()}\n```"
 
 
-def test_design_prompt_holds_document_example_and_digest():
-    user = render_design(DOCUMENT, DIGEST)[1].content
-    assert DOCUMENT in user
-    assert "class CodeLockEnv(TextEnv):" in user
-    assert default_example().strip() in user
-    assert DIGEST.render() in user
-    assert "LanternEnv (regret 0.61)" in user and "OrbitEnv" in user
-    assert "$" not in user
+def test_design_request_holds_document_and_digest_but_not_the_example():
+    messages = render_design(DOCUMENT, DIGEST)
+    request = messages[-1].content
+    assert DOCUMENT in request and DOCUMENT not in messages[1].content
+    assert DIGEST.render() in request
+    assert "LanternEnv (regret 0.61)" in request and "OrbitEnv" in request
+    assert "CodeLockEnv" not in request and "do not copy it" in request
+    assert all("$" not in m.content for m in messages)
 
 
 def test_design_prompt_states_the_contract_and_reply_format():
-    user = render_design(DOCUMENT, MemoryDigest())[1].content
+    messages = render_design(DOCUMENT, MemoryDigest())
+    contract = messages[1].content
     for phrase in ("ends in `Env`", "from spadework.envs import TextEnv", "new_episode()", "apply(action)",
                    "reset(seed=None)", "solution()", "hint()", "random, math, re, collections",
                    "randomness from the seed", "exactly one ```python code block"):
-        assert phrase in user, phrase
-    assert "There is no history yet" in user
+        assert phrase in contract, phrase
+    assert "There is no history yet" in messages[-1].content
+    assert "exactly one ```python code block" in messages[-1].content
 
 
 def test_design_prompt_takes_another_example():
     example = "class TinyEnv:\n    max_turns = 3\n"
-    user = render_design(DOCUMENT, DIGEST, example=example)[1].content
-    assert "class TinyEnv:" in user
-    assert "CodeLockEnv" not in user
+    messages = render_design(DOCUMENT, DIGEST, example=example)
+    assert "class TinyEnv:" in messages[2].content
+    assert not any("CodeLockEnv" in m.content or "Locksmiths" in m.content for m in messages)
 
 
 def test_design_prompt_fits_a_small_context_without_the_document():
@@ -85,9 +89,9 @@ def test_repair_prompt_appends_the_reply_and_the_failed_check():
     first = render_design(DOCUMENT, DIGEST)
     verdict = failed_verdict("solvable", "seed 1: replaying solution() (2 actions) scored 0, not 1")
     messages = render_repair(first, "```python\nclass AEnv: pass\n```", verdict)
-    assert messages[:2] == first
-    assert messages[2] == Message(Role.ASSISTANT, "```python\nclass AEnv: pass\n```")
-    repair = messages[3]
+    assert messages[:4] == first
+    assert messages[4] == Message(Role.ASSISTANT, "```python\nclass AEnv: pass\n```")
+    repair = messages[5]
     assert repair.role is Role.USER
     assert 'failed the check "solvable"' in repair.content
     assert "seed 1: replaying solution() (2 actions) scored 0, not 1" in repair.content
@@ -131,7 +135,8 @@ def test_clean_hint_keeps_three_sentences_and_drops_code():
 def test_templates_are_package_files():
     folder = resources.files("spadework.designer").joinpath("prompts")
     names = {p.name for p in folder.iterdir()}
-    assert {"system.txt", "design.txt", "repair.txt", "hint_writer.txt"} <= names
+    assert {"system.txt", "design.txt", "design_next.txt", "example.txt", "example_document.txt",
+            "repair.txt", "hint_writer.txt"} <= names
 
 
 def test_the_prompt_example_is_valid_and_keeps_everything_in_its_class():

@@ -22,6 +22,9 @@ EXAMPLE_TEMPLATE = "example"
 Small models copy the class and drop whatever stands outside it, so the example keeps
 everything inside its one class."""
 
+ANY_TOPIC = "(Any topic you like.)"
+"""The document of the example turn when the caller gives its own example."""
+
 REPAIR_MESSAGE_CHARS = 600
 """The most characters of a check's message quoted in a repair prompt."""
 
@@ -59,21 +62,28 @@ def system_message() -> Message:
 
 
 def render_design(document: str, digest: MemoryDigest, example: str | None = None) -> list[Message]:
-    """The first prompt of a design: system message, then the request.
+    """The first prompt of a design: the example as an earlier exchange, then the request.
+
+    The contract and an example document are asked first, and the example environment is the
+    assistant's answer to them; the real request follows with its own document and the digest.
+    Shown this way, as a finished answer to another document, the example is copied far less
+    than when it stands inside the request (the 1.5B preset copied it in every first attempt).
 
     Args:
         document: the grounding document, already cut to the prompt's budget.
         digest: what the designer is told about its past environments.
         example: the source of one complete example environment; ``None`` for the bundled
-            default (``prompts/example.txt``).
+            default (``prompts/example.txt``, answering ``prompts/example_document.txt``).
 
     Returns:
-        ``[system, user]``.
+        ``[system, user (contract, example document), assistant (example), user (request)]``.
     """
     code = (default_example() if example is None else example).strip()
-    user = template("design").substitute(document=document.strip(), example=code,
-                                         memory=digest.render())
-    return [system_message(), Message(Role.USER, user)]
+    example_document = template("example_document").template if example is None else ANY_TOPIC
+    contract = template("design").substitute(document=example_document)
+    request = template("design_next").substitute(document=document.strip(), memory=digest.render())
+    return [system_message(), Message(Role.USER, contract),
+            Message(Role.ASSISTANT, f"```python\n{code}\n```"), Message(Role.USER, request)]
 
 
 def repair_text(verdict: Verdict) -> str:

@@ -58,9 +58,14 @@ def is_designer(conversation: Conversation) -> bool:
     return any(m.role == Role.SYSTEM and DESIGNER_MARKER in m.content.lower() for m in conversation)
 
 
-def first_user_text(conversation: Conversation) -> str:
-    """The content of the first user message, or ``""``."""
-    return next((m.content for m in conversation if m.role == Role.USER), "")
+def design_request(conversation: Conversation) -> tuple[str, bool]:
+    """The user message that asks for this design (the last one with a document; the first
+    user message when none has one) and whether the designer already answered it (a repair)."""
+    users = [i for i, m in enumerate(conversation) if m.role == Role.USER]
+    asked = next((i for i in reversed(users) if "<document>" in conversation[i].content),
+                 users[0] if users else 0)
+    answered = any(m.role == Role.ASSISTANT for m in conversation[asked + 1:])
+    return (conversation[asked].content if users else ""), answered
 
 
 def topic_word(text: str, rng: random.Random) -> str:
@@ -83,13 +88,12 @@ def topic_word(text: str, rng: random.Random) -> str:
 def designer_reply(conversation: Conversation, seed: int = 0) -> str:
     """A designer's reply: one complete environment in a code block, or, for one in
     ``REFUSE_EVERY`` first requests, a description without code (a repair request, one
-    that follows an assistant turn, always gets code)."""
-    document = first_user_text(conversation)
+    that follows the designer's answer to the design request, always gets code)."""
+    document, repair = design_request(conversation)
     rng = _rng(seed, "design", document)
     topic = topic_word(document, rng)
     family = FAMILIES[rng.randrange(len(FAMILIES))]
     code = family.design(topic, rng)
-    repair = any(m.role == Role.ASSISTANT for m in conversation)
     if not repair and _rng(seed, "refuse", document).randrange(REFUSE_EVERY) == 0:
         return (f"I would build a {family.name} game about the {topic} in the document, where the "
                 "agent reads the state and answers in a few turns.")
