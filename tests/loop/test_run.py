@@ -142,8 +142,9 @@ def test_existing_run_needs_resume(tmp_path: Path):
 def test_partial_credit_charges_invalid_designs_by_how_far_they_got(tmp_path: Path):
     rewards = {}
     for partial in (False, True):
-        run(scripted(**{"run.iterations": 1, "designer.max_attempts": 1, "designer.invalid_penalty": 1.0,
-                        "designer.partial_credit": partial}), tmp_path / str(partial))
+        run(scripted(**{"run.iterations": 1, "run.designs": 8, "designer.max_attempts": 1,  # 8: some fail
+                        "designer.invalid_penalty": 1.0, "designer.partial_credit": partial}),
+            tmp_path / str(partial))
         with Archive.open(tmp_path / str(partial), create=False) as archive:
             rewards[partial] = [(r.verdict.failure.name, r.metrics["designer_reward"])
                                 for r in archive.records(valid=False)]
