@@ -133,24 +133,15 @@ class HeldOut:
         overall = played["overall"]
         return overall["accuracy"], overall["ci_low"], overall["ci_high"]
 
-    @staticmethod
-    def tasks(config: RunConfig) -> tuple[Any, ...]:
-        """The config's held-out tasks; raises UsageError (before anything runs) when one is unknown
-        or its library is missing."""
-        from spadework.eval.tasks import require_packages, select_tasks
-
-        tasks = select_tasks(config.eval.suites, config.eval.tasks)
-        require_packages(tasks)
-        return tasks
-
     def evaluate(self, spec: Any, config: RunConfig) -> dict[str, Any]:
         from datetime import UTC, datetime
 
         from spadework.eval.policies import load_eval_policy
         from spadework.eval.report import PolicyEval, report_json
         from spadework.eval.runner import eval_rollout, evaluate
+        from spadework.eval.tasks import configured_tasks
 
-        tasks = self.tasks(config)
+        tasks = configured_tasks(config.eval)
         policy = load_eval_policy(spec)
         try:
             result = evaluate(policy, tasks, range(self.seeds), eval_rollout(config))

@@ -19,6 +19,7 @@ from spadework.config import load_config
 from spadework.envs.contract import episode_score, is_solved
 from spadework.errors import CheckFailed, EnvError, ParseError, SpadeworkError, UsageError
 from spadework.eval.command import add_parser as add_eval_parser
+from spadework.eval.tasks import configured_tasks
 from spadework.learn.distributed import is_follower
 from spadework.policy.settings import PolicyKind
 from spadework.progress import RichReporter
@@ -258,14 +259,12 @@ def cmd_ablate(args: argparse.Namespace) -> int:
         out.print("note: without --train nothing is trained, so frozen-designer plays like full")
     target = args.out or Path("runs") / time.strftime("ablate-%Y%m%d-%H%M%S")
 
-    def run_arm(config, run_dir: Path, resume: bool) -> None:
-        run(config, run_dir, resume=resume)
-
     held_out = HeldOut(args.eval_seeds) if args.eval_seeds > 0 else None
-    if held_out is not None:
-        held_out.tasks(load_config(args.config, overrides))
-    rows = ablate(arms, target, overrides, config_file=args.config, run_arm=run_arm, evaluate=held_out,
-                  say=out.print)
+    if held_out is not None:  # an unknown task or a missing library fails before any arm runs
+        configured_tasks(load_config(args.config, overrides).eval)
+    rows = ablate(arms, target, overrides, config_file=args.config,
+                  run_arm=lambda config, run_dir, resume: run(config, run_dir, resume=resume),
+                  evaluate=held_out, say=out.print)
     out.print(markdown_table(rows), markup=False)
     out.print(f"written: {target}/ablation.md, ablation.json and ablation.html")
     return 0

@@ -14,6 +14,7 @@ from spadework.diversity import DiversityTracker
 from spadework.diversity.run import from_config
 from spadework.engines import build_engines, build_trainer
 from spadework.errors import UsageError
+from spadework.eval.tasks import configured_tasks
 from spadework.learn.checkpoint import drop_uncommitted
 from spadework.learn.distributed import is_follower
 from spadework.loop import Loop, Reporter, SilentReporter, rewrite_metrics, write_atomically
@@ -80,7 +81,7 @@ def run(
     """
     if is_follower():
         return follow_run(config, run_dir)
-    held_out = held_out_tasks(config)  # a missing package fails before anything is written
+    held_out = configured_tasks(config.eval) if config.eval.every else ()  # checked before any write
     config = prepare_run_dir(run_dir, config, resume)
     with Archive.open(run_dir) as archive:
         last = archive.last_iteration()
@@ -123,17 +124,6 @@ def follow_run(config: RunConfig, run_dir: Path) -> RunSummary:
     trainer = build_trainer(config, run_dir, NoSync())
     follow(trainer.learner, trainer.channel)
     return RunSummary(run_dir, 0, 0, 0, [])
-
-
-def held_out_tasks(config: RunConfig) -> tuple[Any, ...]:
-    """The tasks of in-loop evaluation (checked before the run starts), or none."""
-    if not config.eval.every:
-        return ()
-    from spadework.eval.tasks import require_packages, select_tasks
-
-    tasks = select_tasks(config.eval.suites, config.eval.tasks)
-    require_packages(tasks)
-    return tasks
 
 
 def open_sandbox(config: RunConfig, sandbox_config: SandboxConfig) -> Any:

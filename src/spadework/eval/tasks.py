@@ -130,6 +130,17 @@ def select_tasks(suites: Iterable[str] = (), names: Iterable[str] = (),
     return tuple(dict.fromkeys(tasks))
 
 
+def configured_tasks(section: Any) -> tuple[TaskSpec, ...]:
+    """The tasks of a config's ``[eval]`` section (``suites``, ``tasks``), their libraries checked.
+
+    Raises:
+        UsageError: an unknown suite or task, or a library that is not installed.
+    """
+    tasks = select_tasks(section.suites, section.tasks)
+    require_packages(tasks)
+    return tasks
+
+
 def require_packages(tasks: Iterable[TaskSpec]) -> None:
     """Check that the libraries of ``tasks`` are installed, before anything is played.
 
