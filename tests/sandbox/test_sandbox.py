@@ -9,6 +9,7 @@ import pytest
 
 from spadework.errors import EnvRaised, SandboxError
 from spadework.sandbox import InProcessSandbox, Isolation, Sandbox, SandboxConfig
+from spadework.validate import validate
 
 SLOPPY_SOURCE = '''
 class SloppyEnv:
@@ -236,3 +237,15 @@ def test_observation_pairs_from_new_episode_and_a_solution_attribute_are_tolerat
             "new_episode() returned (observation, info); used the observation",
             "an attribute named solution hid the solution() method; used its value",
         ]
+
+
+def test_the_base_class_from_a_submodule_that_does_not_exist_is_tolerated(sandbox):
+    source = MIXED_STYLES.replace("from spadework.envs import TextEnv",
+                                  "from spadework.envs.text_envs import TextEnv")
+    assert "spadework.envs.text_envs" in source
+    verdict = validate(source, sandbox)
+    assert verdict.valid, verdict.reason
+    assert "TextEnv was imported from spadework.envs.text_envs; imported it from spadework.envs" in \
+        verdict.tolerances
+    other = source.replace("import TextEnv", "import TextEnv, helper")  # more than the base class: refused
+    assert validate(other, sandbox).failure.name == "static"

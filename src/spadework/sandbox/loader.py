@@ -93,6 +93,24 @@ def missing_imports(tree: ast.Module) -> dict[str, str]:
     return supplied
 
 
+BASE_PACKAGE = "spadework.envs"
+
+
+def misplaced_base_imports(tree: ast.Module) -> list[ast.ImportFrom]:
+    """``from spadework.envs.<something> import TextEnv`` lines: the base class from a submodule
+    that does not exist (a slip of small models); only ``TextEnv`` may be imported that way.
+
+    >>> [n.module for n in misplaced_base_imports(ast.parse("from spadework.envs.texts import TextEnv"))]
+    ['spadework.envs.texts']
+    >>> misplaced_base_imports(ast.parse("from spadework.envs.x import TextEnv, helper"))
+    []
+    """
+    return [node for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module
+            and node.module.startswith(BASE_PACKAGE + ".") and node.module != BASE_PACKAGE + ".base"
+            and {alias.name for alias in node.names} == {"TextEnv"}]
+
+
 def load(source: str, default_max_turns: int = DEFAULT_MAX_TURNS) -> EnvAdapter:
     """Execute ``source`` as a module and instantiate its environment class.
 
@@ -109,6 +127,9 @@ def load(source: str, default_max_turns: int = DEFAULT_MAX_TURNS) -> EnvAdapter:
         found = ", ".join(names) if names else "none"
         raise LoadError(f"expected exactly one class whose name ends in 'Env'; found {found}")
     tolerances = []
+    for node in misplaced_base_imports(tree):
+        tolerances.append(f"TextEnv was imported from {node.module}; imported it from {BASE_PACKAGE}")
+        node.module = BASE_PACKAGE
     module = types.ModuleType(MODULE_NAME)
     for name, module_name in missing_imports(tree).items():
         provider = importlib.import_module(module_name)
