@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,10 @@ from typing import Any
 from spadework.archive import Archive
 from spadework.config import CONFIG_FILE, RunConfig, load_config
 from spadework.diversity import RunDiversity, run_diversity
+from spadework.eval import runner
+from spadework.eval.policies import PolicySpec, load_eval_policy, parse_policy_spec
+from spadework.eval.report import PolicyEval, report_json, write_report
+from spadework.eval.tasks import configured_tasks
 from spadework.loop import write_atomically
 from spadework.rewards import mean
 
@@ -120,9 +125,6 @@ class HeldOut:
 
     def __call__(self, config: RunConfig, run_dir: Path) -> tuple[float, float, float]:
         """The arm's overall held-out accuracy and its 95% interval."""
-        from spadework.eval.policies import parse_policy_spec
-        from spadework.eval.report import write_report
-
         spec = parse_policy_spec(str(run_dir))  # its newest checkpoint, or its untrained model
         key = str(spec.checkpoint) if spec.checkpoint else f"untrained {config.policy.model_dump_json()}"
         if key not in self.reports:
@@ -133,18 +135,12 @@ class HeldOut:
         overall = played["overall"]
         return overall["accuracy"], overall["ci_low"], overall["ci_high"]
 
-    def evaluate(self, spec: Any, config: RunConfig) -> dict[str, Any]:
-        from datetime import UTC, datetime
-
-        from spadework.eval.policies import load_eval_policy
-        from spadework.eval.report import PolicyEval, report_json
-        from spadework.eval.runner import eval_rollout, evaluate
-        from spadework.eval.tasks import configured_tasks
-
+    def evaluate(self, spec: PolicySpec, config: RunConfig) -> dict[str, Any]:
+        """Play the config's held-out tasks with ``spec``'s policy; the JSON report."""
         tasks = configured_tasks(config.eval)
         policy = load_eval_policy(spec)
         try:
-            result = evaluate(policy, tasks, range(self.seeds), eval_rollout(config))
+            result = runner.evaluate(policy, tasks, range(self.seeds), runner.eval_rollout(config))
         finally:
             policy.close()
         return report_json([PolicyEval(spec.name, spec.spec, result)],
