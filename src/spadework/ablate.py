@@ -19,9 +19,8 @@ from typing import Any
 from spadework.archive import Archive
 from spadework.config import CONFIG_FILE, RunConfig, load_config
 from spadework.diversity import RunDiversity, run_diversity
-from spadework.eval import runner
-from spadework.eval.policies import PolicySpec, load_eval_policy, parse_policy_spec
-from spadework.eval.report import PolicyEval, report_json, write_report
+from spadework.eval.policies import PolicySpec, parse_policy_spec, play_policy
+from spadework.eval.report import EVAL_DIR, report_json, write_report
 from spadework.eval.tasks import configured_tasks
 from spadework.loop import write_atomically
 from spadework.rewards import mean
@@ -131,20 +130,14 @@ class HeldOut:
             self.reports[key] = self.evaluate(spec, config)
         [played] = self.reports[key]["policies"]
         own = {**self.reports[key], "policies": [{**played, "name": spec.name, "spec": spec.spec}]}
-        write_report(run_dir / "eval" / "eval-ablate.json", own)
+        write_report(run_dir / EVAL_DIR / "eval-ablate.json", own)
         overall = played["overall"]
         return overall["accuracy"], overall["ci_low"], overall["ci_high"]
 
     def evaluate(self, spec: PolicySpec, config: RunConfig) -> dict[str, Any]:
         """Play the config's held-out tasks with ``spec``'s policy; the JSON report."""
-        tasks = configured_tasks(config.eval)
-        policy = load_eval_policy(spec)
-        try:
-            result = runner.evaluate(policy, tasks, range(self.seeds), runner.eval_rollout(config))
-        finally:
-            policy.close()
-        return report_json([PolicyEval(spec.name, spec.spec, result)],
-                           datetime.now(UTC).isoformat(timespec="seconds"))
+        played = play_policy(spec, configured_tasks(config.eval), range(self.seeds))
+        return report_json([played], datetime.now(UTC).isoformat(timespec="seconds"))
 
 
 RunFunction = Callable[[RunConfig, Path, bool], Any]

@@ -16,8 +16,8 @@ LOSS = next(spec for spec in CURVES if spec.title == "Learner loss")
 
 
 def test_loss_prefers_the_per_role_names_and_falls_back_to_the_shared_loss():
-    per_role = [{"iteration": 0, "learn/designer/loss": 1.0, "learn/agent/loss": 2.0, "learn/loss": 9.0},
-                {"iteration": 1, "learn/designer/loss": 0.5, "learn/agent/loss": 1.5, "learn/loss": 9.0}]
+    per_role = [{"iteration": 0, "learn/designer_loss": 1.0, "learn/agent_loss": 2.0, "learn/loss": 9.0},
+                {"iteration": 1, "learn/designer_loss": 0.5, "learn/agent_loss": 1.5, "learn/loss": 9.0}]
     svg = chart(LOSS, per_role)
     assert ">designer</text>" in svg and ">agent</text>" in svg and ">both roles</text>" not in svg
     shared = [{"iteration": 0, "learn/loss": 1.0}, {"iteration": 1, "learn/loss": 0.8}]

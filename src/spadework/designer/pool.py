@@ -14,13 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from spadework.archive import ARCHIVE_FILE, Archive
 from spadework.designer.design import Design, DesignAttempt
 from spadework.envs.examples import example_paths
 from spadework.errors import ConfigError
 from spadework.validate import validate
 
 EXAMPLES = "examples"
-ARCHIVE_FILE = "archive.sqlite"
 
 
 @dataclass(frozen=True)
@@ -42,8 +42,6 @@ def pool_sources(spec: str) -> list[tuple[str, str]]:
     elif path.is_dir() and not (path / ARCHIVE_FILE).exists():
         found = [(p.stem, p.read_text(encoding="utf-8")) for p in sorted(path.glob("*.py"))]
     elif path.name == ARCHIVE_FILE or (path / ARCHIVE_FILE).exists():
-        from spadework.archive import Archive
-
         with Archive.open(path.parent if path.name == ARCHIVE_FILE else path, create=False) as archive:
             found = [(f"archive-{r.id}", r.source) for r in archive.records(valid=True)
                      if r.metrics.get("final")]

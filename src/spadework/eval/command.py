@@ -26,8 +26,9 @@ from typing import Any
 from rich.console import Console
 
 from spadework.errors import UsageError
-from spadework.eval.policies import BASE, PolicySpec, distinct_names, load_eval_policy, parse_policy_spec
+from spadework.eval.policies import BASE, PolicySpec, distinct_names, parse_policy_spec, play_policy
 from spadework.eval.report import (
+    EVAL_DIR,
     PolicyEval,
     accuracy_table,
     paired_rows,
@@ -35,12 +36,10 @@ from spadework.eval.report import (
     report_json,
     write_report,
 )
-from spadework.eval.runner import eval_rollout, evaluate
 from spadework.eval.tasks import Suite, TaskSpec, require_packages, select_tasks
 
 DEFAULT_SEEDS = 8
 MAX_POLICIES = 2
-EVAL_DIR = "eval"
 
 
 def add_parser(commands: Any) -> argparse.ArgumentParser:
@@ -95,14 +94,11 @@ def _say(message: str) -> None:
 def _evaluate(spec: PolicySpec, tasks: tuple[TaskSpec, ...], seeds: tuple[int, ...]) -> PolicyEval:
     _say(f"{spec.name}: {len(tasks)} tasks x {len(seeds)} seeds")
     start = time.perf_counter()
-    policy = load_eval_policy(spec)
-    try:
-        result = evaluate(policy, tasks, seeds, eval_rollout(spec.config))
-    finally:
-        policy.close()
-    errors = f"; {result.errors} environment errors (counted unsolved)" if result.errors else ""
-    _say(f"{spec.name}: done in {time.perf_counter() - start:.1f} s{errors}")
-    return PolicyEval(spec.name, spec.spec, result)
+    played = play_policy(spec, tasks, seeds)
+    errors = played.result.errors
+    note = f"; {errors} environment errors (counted unsolved)" if errors else ""
+    _say(f"{spec.name}: done in {time.perf_counter() - start:.1f} s{note}")
+    return played
 
 
 def cmd_eval(args: argparse.Namespace) -> int:

@@ -26,16 +26,23 @@ from pathlib import Path
 from spadework.config import CONFIG_FILE, RunConfig, load_config
 from spadework.engines import policy_settings
 from spadework.errors import UsageError
-from spadework.learn.checkpoint import CHECKPOINTS_DIR, LATEST, NAME, checkpoints, latest_checkpoint
+from spadework.eval.report import PolicyEval
+from spadework.eval.runner import eval_rollout, evaluate
+from spadework.eval.tasks import TaskSpec
+from spadework.learn.checkpoint import (
+    ADAPTER_DIR,
+    CHECKPOINTS_DIR,
+    GGUF_ADAPTER,
+    LATEST,
+    NAME,
+    checkpoints,
+    latest_checkpoint,
+)
 from spadework.policy.base import Policy
 from spadework.policy.settings import PolicyKind, PolicySettings, build_policy
 
 BASE = "base"
 UNTRAINED = "untrained"
-ADAPTER_DIR = "adapter"
-"""The PEFT adapter folder of a checkpoint (``spadework.learn.learner.ADAPTER_DIR``)."""
-GGUF_ADAPTER = "adapter.gguf"
-"""The GGUF LoRA adapter file of a checkpoint (``spadework.learn.sync.GGUF_ADAPTER``)."""
 
 ADAPTER_KINDS = frozenset({PolicyKind.EMBEDDED, PolicyKind.SCRIPTED})
 """Policy kinds whose checkpoints can be evaluated. For ``openai``, load the checkpoint's
@@ -189,3 +196,15 @@ def load_eval_policy(
         policy.close()
         raise
     return policy
+
+
+def play_policy(spec: PolicySpec, tasks: Sequence[TaskSpec], seeds: Sequence[int],
+                build: Callable[[PolicySettings], Policy] = build_policy) -> PolicyEval:
+    """Build ``spec``'s policy, play every (task, seed) item with its config's rollout settings
+    (``eval_rollout``), and close the policy."""
+    policy = load_eval_policy(spec, build)
+    try:
+        result = evaluate(policy, tasks, seeds, eval_rollout(spec.config))
+    finally:
+        policy.close()
+    return PolicyEval(spec.name, spec.spec, result)

@@ -16,7 +16,6 @@ first (a) on every task, every suite and ``overall``: ``diff`` is b's accuracy m
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +25,10 @@ from rich.table import Table
 
 from spadework.eval.runner import OVERALL, EvalResult, Tally
 from spadework.eval.stats import PairedStats, paired_comparison
+from spadework.loop import write_atomically
+
+EVAL_DIR = "eval"
+"""Where a run keeps its evaluation reports (``RUN_DIR/eval/*.json``); its report reads them."""
 
 
 @dataclass(frozen=True)
@@ -97,9 +100,7 @@ def report_json(evals: Sequence[PolicyEval], created_at: str) -> dict[str, Any]:
 def write_report(path: Path, report: dict[str, Any]) -> Path:
     """Write ``report`` as JSON at ``path`` (folders made; atomic: never half a file)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f"{path.name}.partial-{os.getpid()}")
-    partial.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-    os.replace(partial, path)
+    write_atomically(path, json.dumps(report, indent=2) + "\n")
     return path
 
 

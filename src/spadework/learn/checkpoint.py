@@ -19,6 +19,10 @@ from typing import Any
 
 CHECKPOINTS_DIR = "checkpoints"
 LOOP_STATE_FILE = "loop.json"
+ADAPTER_DIR = "adapter"
+"""A checkpoint's PEFT adapter folder."""
+GGUF_ADAPTER = "adapter.gguf"
+"""A checkpoint's adapter as a GGUF LoRA file (for llama.cpp), written when first needed."""
 LATEST = "latest"
 """A text file in ``checkpoints/`` holding the newest checkpoint's folder name."""
 NAME = re.compile(r"^iteration-(\d{4,})$")

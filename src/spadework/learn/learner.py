@@ -18,6 +18,7 @@ from typing import Any
 
 import torch
 
+from spadework.learn.checkpoint import ADAPTER_DIR
 from spadework.learn.loss import policy_loss, token_logprobs
 from spadework.learn.samples import TrainRole, TrainSample
 from spadework.learn.settings import Aggregation, LearnerSettings
@@ -25,7 +26,6 @@ from spadework.learn.settings import Aggregation, LearnerSettings
 STATE_FILE = "learner.json"
 OPTIMIZER_FILE = "optimizer.pt"
 RNG_FILE = "rng.pt"
-ADAPTER_DIR = "adapter"
 SHARDED_DIR = "sharded"
 """Under FSDP or DeepSpeed: every process's shard of the model and optimizer (accelerate's format)."""
 SHARDED = frozenset({"FSDP", "DEEPSPEED"})

@@ -23,10 +23,8 @@ from urllib.parse import urlsplit
 import httpx
 
 from spadework.errors import PolicyError
-from spadework.learn.learner import ADAPTER_DIR
+from spadework.learn.checkpoint import ADAPTER_DIR, GGUF_ADAPTER
 from spadework.learn.settings import ServerKind
-
-GGUF_ADAPTER = "adapter.gguf"
 
 
 def gguf_adapter(checkpoint: Path, peft_model: Any) -> Path:

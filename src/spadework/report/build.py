@@ -6,11 +6,11 @@ it writes is the report itself, atomically.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from spadework.errors import SpadeworkError
+from spadework.loop import write_atomically
 from spadework.report.curves import curves_section
 from spadework.report.diversity_map import map_section
 from spadework.report.environments import DEFAULT_LIMITS, Limits, environments_section
@@ -75,13 +75,6 @@ def build_report(run_dir: Path, diversity: RunDiversity | None = None, *, out: P
     target = Path(out) if out is not None else run_dir / REPORT_FILE
     html = page(f"spadework run · {run_dir.resolve().name}", report_sections(run_dir, diversity, limits),
                 subtitle=str(run_dir))
-    write_text_atomically(target, html)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_atomically(target, html)
     return target
-
-
-def write_text_atomically(path: Path, text: str) -> None:
-    """Write ``text`` so that a reader sees the old file or the new one, never half of it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(text, encoding="utf-8")
-    os.replace(temporary, path)

@@ -53,8 +53,7 @@ CURVES = (
     ChartSpec("Solve rate", "share of episodes",
               (Line("no hint", ("rollout/solve_rate_nohint",)), Line("hint", ("rollout/solve_rate_hint",)))),
     ChartSpec("Learner loss", "loss",
-              (Line("designer", ("learn/designer/loss", "learn/designer_loss")),
-               Line("agent", ("learn/agent/loss", "learn/agent_loss"))),
+              (Line("designer", ("learn/designer_loss",)), Line("agent", ("learn/agent_loss",))),
               y_range=None, fallback=(Line("both roles", ("learn/loss",)),)),
 )
 """The charts of the curves section, in page order."""

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from spadework.eval.report import EVAL_DIR
 from spadework.report.curves import eval_charts
 from spadework.report.rundata import number
 from spadework.report.shell import Section, empty, esc, percent, table
 
-EVAL_DIR = "eval"
 NO_EVAL = ("no held-out evaluation yet: run `spadework eval --policy RUN_DIR` (its newest checkpoint, "
            "or its model as it is when it did not train); add `--config RUN_DIR/config.toml --policy base` "
            "before it to compare with the untrained model")

@@ -15,10 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from spadework.archive import ARCHIVE_FILE, Archive, EnvRecord
+from spadework.config import CONFIG_FILE
 from spadework.errors import ArchiveError, UsageError
-
-CONFIG_FILE = "config.toml"
-METRICS_FILE = "metrics.jsonl"
+from spadework.loop import METRICS_FILE
 
 
 @dataclass(frozen=True)
