@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from spadework.designer.prompts import DesignForm
 from spadework.diversity.embed import EmbedderKind
 from spadework.errors import ConfigError
 from spadework.learn.samples import AttemptChoice
@@ -58,6 +59,8 @@ class CorpusSection(Section):
 
 
 class DesignerSection(Section):
+    form: DesignForm = Field(DesignForm.ANSWER, description="answer: a puzzle with one answer (AnswerEnv); "
+                             "game: any environment, games of several moves included")
     max_attempts: int = Field(3, ge=1, le=10, description="first attempt plus repair turns")
     repair_temperature_step: float = Field(0.15, ge=0.0, le=1.0, description="each repair round samples "
                                            "this much hotter (a small model often repeats its failed reply)")
@@ -70,7 +73,7 @@ class DesignerSection(Section):
                                  "checks it failed (a learning signal before any design is valid)")
     fixed_pool: str | None = Field(None, description="the fixed-environment baseline: 'examples', a folder "
                                    "of .py files or an earlier run; the designer is not asked")
-    sampling: SamplingConfig = SamplingConfig(temperature=0.7, max_tokens=1024)
+    sampling: SamplingConfig = SamplingConfig(temperature=0.3, max_tokens=1024)
 
 
 class AgentSection(Section):

@@ -28,7 +28,7 @@ from spadework.designer import (
     design_batch,
 )
 from spadework.designer.pool import PoolMember, draw_designs
-from spadework.designer.prompts import default_example
+from spadework.designer.prompts import DesignForm, default_example
 from spadework.diversity import DiversityTracker
 from spadework.envs.examples import example_paths
 from spadework.metered import MeteredPolicy
@@ -149,14 +149,15 @@ class Loop:
         novelty = NoveltyIndex.from_records(records, threshold=designer.novelty_threshold)
         for path in example_paths():  # a copy of an example is not a new environment
             novelty.add(f"example:{path.stem}", path.read_text(encoding="utf-8"))
-        novelty.add("example:prompt", default_example())
+        for form in DesignForm:
+            novelty.add(f"example:prompt-{form}", default_example(form))
         self.reporter.phase(f"iteration {iteration}: designing", designer.max_attempts)
         return design_batch(
             self.policy, self.sandbox, documents, digest,
             sampling=self.sampling(designer.sampling, iteration),
             max_attempts=designer.max_attempts, checks=checks_with_novelty(novelty), novelty=novelty,
             temperature_step=designer.repair_temperature_step,
-            design_ids=ids,
+            design_ids=ids, form=designer.form,
             hint_call=designer.hint_writer,
         )
 

@@ -15,6 +15,7 @@ from spadework.designer import (
     design_batch,
     render_design,
 )
+from spadework.designer.prompts import DesignForm
 from spadework.envs.examples import example_paths
 from spadework.errors import PolicyError
 from spadework.policy.base import Completion, Role, Sampling
@@ -196,3 +197,13 @@ def test_real_sandbox_validates_replies_concurrently(sandbox):
                         design_ids=IDS[:2], workers=2)
     assert a.valid and a.repaired and b.valid
     assert b.final.verdict.isolation == sandbox.isolation.value != "none"
+
+
+def test_the_design_form_picks_the_request_and_example_shown():
+    answer, game = FakeDesignerPolicy(SCRIPTS), FakeDesignerPolicy(SCRIPTS)
+    run(answer, max_attempts=1)
+    run(game, max_attempts=1, form=DesignForm.GAME)
+    assert all("import AnswerEnv" in c[1].content and "TextEnv" not in c[1].content for c in answer.calls[0])
+    assert all("class TrainArrivalEnv(AnswerEnv)" in c[2].content for c in answer.calls[0])
+    assert all("import TextEnv" in c[1].content for c in game.calls[0])
+    assert all("class CodeLockEnv(TextEnv)" in c[2].content for c in game.calls[0])

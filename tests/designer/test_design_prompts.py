@@ -9,6 +9,7 @@ import pytest
 from spadework.designer import MemoryDigest, render_design, render_hint_request, render_repair
 from spadework.designer.prompts import (
     REPAIR_MESSAGE_CHARS,
+    DesignForm,
     advice,
     clean_hint,
     default_example,
@@ -42,8 +43,12 @@ def test_design_prompt_shows_the_example_as_an_earlier_answer():
     messages = render_design(DOCUMENT, DIGEST)
     assert [m.role for m in messages] == [Role.SYSTEM, Role.USER, Role.ASSISTANT, Role.USER]
     assert "environment designer" in messages[0].content
-    assert "Locksmiths open combination locks" in messages[1].content  # the example's own document
+    assert "A railway timetable" in messages[1].content  # the example's own document
     assert messages[2].content == f"```python\n{default_example().strip()}\n```"
+    game = render_design(DOCUMENT, DIGEST, form=DesignForm.GAME)
+    assert "Locksmiths open combination locks" in game[1].content
+    assert game[2].content == f"```python\n{default_example(DesignForm.GAME).strip()}\n```"
+    assert "class CodeLockEnv(TextEnv)" in game[2].content and "TrainArrivalEnv" not in game[2].content
 
 
 def test_design_request_holds_document_and_digest_but_not_the_example():
@@ -52,17 +57,22 @@ def test_design_request_holds_document_and_digest_but_not_the_example():
     assert DOCUMENT in request and DOCUMENT not in messages[1].content
     assert DIGEST.render() in request
     assert "LanternEnv (regret 0.61)" in request and "OrbitEnv" in request
-    assert "CodeLockEnv" not in request and "do not copy it" in request
+    assert "TrainArrivalEnv" not in request and "do not copy it" in request
     assert all("$" not in m.content for m in messages)
 
 
 def test_design_prompt_states_the_contract_and_reply_format():
     messages = render_design(DOCUMENT, MemoryDigest())
     contract = messages[1].content
-    for phrase in ("ends in `Env`", "from spadework.envs import TextEnv", "new_episode()", "apply(action)",
-                   "reset(seed=None)", "solution()", "hint()", "random, math, re, collections",
-                   "randomness from the seed", "exactly one ```python code block"):
+    for phrase in ("ends in `Env`", "from spadework.envs import AnswerEnv", "new_episode()",
+                   "self.answer", "feedback(guess)", "hint()", "max_turns", "random, math, re, collections",
+                   "randomness from `self.rng`", "exactly one ```python code block"):
         assert phrase in contract, phrase
+    assert "TextEnv" not in contract  # one form only: small models take the last one offered
+    game = render_design(DOCUMENT, MemoryDigest(), form=DesignForm.GAME)[1].content
+    for phrase in ("from spadework.envs import AnswerEnv", "from spadework.envs import TextEnv",
+                   "apply(action)", "reset(seed=None)", "solution()", "randomness from the seed"):
+        assert phrase in game, phrase
     assert "There is no history yet" in messages[-1].content
     assert "exactly one ```python code block" in messages[-1].content
 
@@ -71,7 +81,7 @@ def test_design_prompt_takes_another_example():
     example = "class TinyEnv:\n    max_turns = 3\n"
     messages = render_design(DOCUMENT, DIGEST, example=example)
     assert "class TinyEnv:" in messages[2].content
-    assert not any("CodeLockEnv" in m.content or "Locksmiths" in m.content for m in messages)
+    assert not any("TrainArrivalEnv" in m.content or "railway" in m.content for m in messages)
 
 
 def test_design_prompt_fits_a_small_context_without_the_document():
@@ -135,16 +145,19 @@ def test_clean_hint_keeps_three_sentences_and_drops_code():
 def test_templates_are_package_files():
     folder = resources.files("spadework.designer").joinpath("prompts")
     names = {p.name for p in folder.iterdir()}
-    assert {"system.txt", "design.txt", "design_next.txt", "example.txt", "example_document.txt",
-            "repair.txt", "hint_writer.txt"} <= names
+    assert {"system.txt", "design_next.txt", "repair.txt", "hint_writer.txt"} <= names
+    for form in DesignForm:
+        assert {f"design_{form}.txt", f"example_{form}.txt", f"example_document_{form}.txt"} <= names
 
 
-def test_the_prompt_example_is_valid_and_keeps_everything_in_its_class():
-    from spadework.designer.prompts import default_example
+@pytest.mark.parametrize(("form", "base", "name"), [(DesignForm.ANSWER, "AnswerEnv", "TrainArrivalEnv"),
+                                                    (DesignForm.GAME, "TextEnv", "CodeLockEnv")])
+def test_each_prompt_example_is_valid_and_keeps_everything_in_its_class(form, base, name):
     from spadework.sandbox import InProcessSandbox
     from spadework.validate import validate
 
-    code = default_example()
-    assert validate(code, InProcessSandbox()).valid
+    code = default_example(form)
+    verdict = validate(code, InProcessSandbox())
+    assert verdict.valid, verdict.reason
     top_level = [line for line in code.splitlines() if line and not line[0].isspace()]
-    assert top_level == ["from spadework.envs import TextEnv", "class CodeLockEnv(TextEnv):"]
+    assert top_level == [f"from spadework.envs import {base}", f"class {name}({base}):"]

@@ -54,8 +54,10 @@ EXPECTED: dict[str, tuple[str, str]] = {
     "static_missing_method.py": (
         "static", "CodeEnv has no hint(); the contract needs reset(), step(), solution(), hint()"),
     "static_textenv_missing_apply.py": (
-        "static", "CodeEnv has no apply(); a TextEnv subclass needs new_episode(), apply(), "
+        "static", "CodeEnv has no apply(); a subclass of TextEnv needs new_episode(), apply(), "
                   "solution(), hint()"),
+    "static_answerenv_missing_hint.py": (
+        "static", "SquareEnv has no hint(); a subclass of AnswerEnv needs new_episode(), hint()"),
     "static_forbidden_import.py": (
         "static", "line 3: imports 'os', which environments may not use; use pure standard "
                   "modules such as random, math, re, collections"),
@@ -119,6 +121,9 @@ EXPECTED: dict[str, tuple[str, str]] = {
     "not_guessable_yes_wins.py": (
         "not_guessable", "seed 0: repeating the trivial action 'yes' solves the episode; make "
                          "success depend on what the agent reads"),
+    "not_guessable_answer_yes.py": (
+        "not_guessable", "seed 0: repeating the trivial action 'no' solves the episode; make "
+                         "success depend on what the agent reads"),
     "no_hint_leak_secret.py": (
         "no_hint_leak", "seed 0: the hint gives away the answer ('964'); hint at the method "
                         "instead"),
@@ -132,7 +137,8 @@ ON_THE_REAL_SANDBOX = [
     "parse_two_blocks.md", "static_forbidden_import.py", "load_constructor_args.py",
     "contract_reset_shape.py", "contract_nan_reward.py", "contract_hint_not_str.py",
     "determinism_system_random.py", "determinism_clock.py", "determinism_state_kept.py",
-    "solvable_too_long.py", "not_guessable_yes_wins.py", "no_hint_leak_moves.py",
+    "solvable_too_long.py", "not_guessable_yes_wins.py", "not_guessable_answer_yes.py",
+    "no_hint_leak_moves.py",
 ]
 """A representative handful, at least one per check, run through the real sandbox too."""
 

@@ -15,7 +15,13 @@ from typing import Any
 
 from spadework.designer.memory import MemoryDigest
 from spadework.designer.novelty import NoveltyIndex
-from spadework.designer.prompts import clean_hint, render_design, render_hint_request, render_repair
+from spadework.designer.prompts import (
+    DesignForm,
+    clean_hint,
+    render_design,
+    render_hint_request,
+    render_repair,
+)
 from spadework.errors import ParseError, PolicyError
 from spadework.policy.base import Completion, Conversation, Message, Policy, Sampling
 from spadework.validate.checks import CHECKS, Check, ValidatorConfig
@@ -169,6 +175,7 @@ def design_batch(
     checks: Sequence[Check] = CHECKS,
     config: ValidatorConfig | None = None,
     example: str | None = None,
+    form: DesignForm = DesignForm.ANSWER,
     hint_call: bool = False,
     workers: int = 1,
     novelty: NoveltyIndex | None = None,
@@ -190,7 +197,8 @@ def design_batch(
         max_attempts: the most replies per design (1: no repair).
         checks: the validator's checks (e.g. ``checks_with_novelty(index)``).
         config: the validator's settings; its default when ``None``.
-        example: the example environment's source; the bundled default when ``None``.
+        example: the example environment's source; the form's bundled one when ``None``.
+        form: what the designer is asked to write (an answer puzzle, or any environment).
         hint_call: after the rounds, ask for a written hint of every valid design (one call).
         workers: replies validated at once (threads; useful with the process sandbox).
         novelty: the index behind a "novel" check in ``checks``; each valid design is added to
@@ -209,7 +217,7 @@ def design_batch(
                          "documents; pass one id per document")
     if max_attempts < 1:
         raise ValueError(f"design_batch max_attempts must be at least 1, got {max_attempts}")
-    firsts = [tuple(render_design(text, digest, example)) for _, text, _ in documents]
+    firsts = [tuple(render_design(text, digest, example, form)) for _, text, _ in documents]
 
     def judge(item: tuple[int, Completion]) -> Verdict:
         index, completion = item

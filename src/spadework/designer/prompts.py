@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from enum import StrEnum
 from functools import cache
 from importlib import resources
 from string import Template
@@ -17,10 +18,20 @@ from spadework.policy.base import Conversation, Message, Role
 from spadework.validate.parse import code_blocks
 from spadework.validate.verdict import Verdict
 
-EXAMPLE_TEMPLATE = "example"
-"""The example shown in the design prompt unless the caller gives another: ``prompts/example.txt``.
-Small models copy the class and drop whatever stands outside it, so the example keeps
-everything inside its one class."""
+
+class DesignForm(StrEnum):
+    """What the designer is asked to write; each form has its own request and example
+    (``prompts/design_<form>.txt``, ``example_<form>.txt``, ``example_document_<form>.txt``).
+
+    Small models copy the example's class and drop whatever stands outside it, so each
+    example keeps everything inside its one class.
+    """
+
+    ANSWER = "answer"
+    """A puzzle with one answer (``AnswerEnv``): the designer writes the puzzle, its answer and
+    a hint, and the base class the rest. The form the small embedded models get right."""
+    GAME = "game"
+    """Any environment: an answer puzzle, a game of several moves (``TextEnv``) or a plain class."""
 
 ANY_TOPIC = "(Any topic you like.)"
 """The document of the example turn when the caller gives its own example."""
@@ -51,9 +62,9 @@ def advice() -> dict[str, str]:
 
 
 @cache
-def default_example() -> str:
-    """The source of the example environment shown in design prompts."""
-    return template(EXAMPLE_TEMPLATE).template + "\n"
+def default_example(form: DesignForm = DesignForm.ANSWER) -> str:
+    """The source of the example environment shown in design prompts of ``form``."""
+    return template(f"example_{form}").template + "\n"
 
 
 def system_message() -> Message:
@@ -61,7 +72,9 @@ def system_message() -> Message:
     return Message(Role.SYSTEM, template("system").template)
 
 
-def render_design(document: str, digest: MemoryDigest, example: str | None = None) -> list[Message]:
+def render_design(
+    document: str, digest: MemoryDigest, example: str | None = None, form: DesignForm = DesignForm.ANSWER
+) -> list[Message]:
     """The first prompt of a design: the example as an earlier exchange, then the request.
 
     The contract and an example document are asked first, and the example environment is the
@@ -72,15 +85,16 @@ def render_design(document: str, digest: MemoryDigest, example: str | None = Non
     Args:
         document: the grounding document, already cut to the prompt's budget.
         digest: what the designer is told about its past environments.
-        example: the source of one complete example environment; ``None`` for the bundled
-            default (``prompts/example.txt``, answering ``prompts/example_document.txt``).
+        example: the source of one complete example environment; ``None`` for the form's
+            bundled one (``prompts/example_<form>.txt``, answering ``example_document_<form>.txt``).
+        form: what the designer is asked to write.
 
     Returns:
         ``[system, user (contract, example document), assistant (example), user (request)]``.
     """
-    code = (default_example() if example is None else example).strip()
-    example_document = template("example_document").template if example is None else ANY_TOPIC
-    contract = template("design").substitute(document=example_document)
+    code = (default_example(form) if example is None else example).strip()
+    example_document = template(f"example_document_{form}").template if example is None else ANY_TOPIC
+    contract = template(f"design_{form}").substitute(document=example_document)
     request = template("design_next").substitute(document=document.strip(), memory=digest.render())
     return [system_message(), Message(Role.USER, contract),
             Message(Role.ASSISTANT, f"```python\n{code}\n```"), Message(Role.USER, request)]

@@ -6,6 +6,7 @@ environment code imports it as ``from spadework.envs import TextEnv``.
 
 from __future__ import annotations
 
+import math
 import random
 
 
@@ -62,3 +63,104 @@ class TextEnv:
 
     def hint(self) -> str:
         raise NotImplementedError("write hint(): privileged help that does not give the answer")
+
+
+class AnswerEnv(TextEnv):
+    """A puzzle with one answer: the designer writes the puzzle, the base class the rest.
+
+    Subclass it and write two methods:
+
+    - ``new_episode() -> str``: make the puzzle from ``self.rng``, store the answer the
+      player must send in ``self.answer`` (a number, a word, or a list of them), and
+      return the puzzle with the answer's format;
+    - ``hint() -> str``: privileged help that does not give the answer away.
+
+    Optionally ``feedback(guess) -> str``, what a wrong answer (the player's text) is told,
+    for example "too high", and ``max_turns``, the tries allowed (3 by default). A
+    ``ValueError`` from ``feedback`` refuses the guess, as in ``TextEnv``; any other error in it
+    gives the plain "Not right. Try again." instead. ``apply`` compares each
+    answer with ``self.answer`` through ``answers_match`` (case, spacing, brackets, commas and
+    the spelling of numbers do not matter; a number that is not whole may be rounded) and pays
+    1.0 for the right one; ``solution()`` is ``[answer_text(self.answer)]``.
+    """
+
+    max_turns: int = 3
+    answer: object = None
+
+    def apply(self, action: str) -> tuple[str, float, bool]:
+        if answers_match(action, self.answer):
+            return "Correct.", 1.0, True
+        try:
+            return str(self.feedback(action)), 0.0, False
+        except ValueError:
+            raise  # a refused guess: the player reads why
+        except Exception:  # feedback() is garnish: a slip in it must not break a checked game
+            return AnswerEnv.feedback(self, action), 0.0, False
+
+    def feedback(self, guess: str) -> str:
+        return "Not right. Try again."
+
+    def solution(self) -> list[str]:
+        return [answer_text(self.answer)]
+
+
+ANSWER_PUNCTUATION = "()[]{}'\"`.!?:;"
+"""Characters stripped from both ends of every word of an answer."""
+
+
+def answer_text(answer: object) -> str:
+    """An answer as the text a player sends: a list's items joined by spaces.
+
+    >>> answer_text([3, 1, 2]), answer_text(2.5), answer_text("north")
+    ('3 1 2', '2.5', 'north')
+    """
+    if isinstance(answer, (list, tuple)):
+        return " ".join(answer_text(item) for item in answer)
+    return str(answer)
+
+
+def answers_match(guess: object, answer: object) -> bool:
+    """Whether a guess is the answer: the same words, lowercased, with numbers compared as numbers.
+
+    Case, brackets, commas and punctuation around words do not matter; a number that is not
+    whole may be given rounded, to at least one decimal.
+
+    >>> answers_match("  The [3, 1, 2]. ", ["the", 3, 1.0, 2]), answers_match("2.50", 2.5)
+    (True, True)
+    >>> answers_match("5.39", 5.385164807), answers_match("5", 5.385164807), answers_match("1e3", 1000)
+    (True, False, True)
+    >>> answers_match("12", "1 2"), answers_match("North", "south"), answers_match("7", 7.4)
+    (False, False, False)
+    """
+    guessed, wanted = answer_words(guess), answer_words(answer)
+    return len(guessed) == len(wanted) and all(map(_same_word, guessed, wanted))
+
+
+def answer_words(answer: object) -> list[str]:
+    """The words of an answer, lowercased, with commas and surrounding punctuation dropped.
+
+    >>> answer_words("(North, 3).")
+    ['north', '3']
+    """
+    words = (word.strip(ANSWER_PUNCTUATION) for word in answer_text(answer).lower().replace(",", " ").split())
+    return [word for word in words if word]
+
+
+def _same_word(guess: str, answer: str) -> bool:
+    if guess == answer:
+        return True
+    given, wanted = _number(guess), _number(answer)
+    if given is None or wanted is None:
+        return False
+    if given == wanted:
+        return True
+    decimals = len(guess.partition(".")[2]) if "." in guess and "e" not in guess else 0
+    return decimals >= 1 and not wanted.is_integer() and abs(given - wanted) <= 0.5 * 10 ** -decimals + 1e-12
+
+
+def _number(word: str) -> float | None:
+    try:
+        number = float(word)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None

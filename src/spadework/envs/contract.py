@@ -43,6 +43,9 @@ REQUIRED_METHODS = ("reset", "step", "solution", "hint")
 TEXTENV_METHODS = ("new_episode", "apply", "solution", "hint")
 """Methods a subclass of ``TextEnv`` writes instead."""
 
+ANSWERENV_METHODS = ("new_episode", "hint")
+"""Methods a subclass of ``AnswerEnv`` (a puzzle with one answer) writes."""
+
 ALLOWED_MODULES = frozenset({
     "__future__", "abc", "array", "bisect", "calendar", "collections", "copy", "dataclasses",
     "datetime", "decimal", "difflib", "enum", "fractions", "functools", "hashlib", "heapq",
@@ -63,6 +66,7 @@ COMMON_NAMES = {
     "deque": "collections", "namedtuple": "collections", "dataclass": "dataclasses",
     "field": "dataclasses", "Any": "typing", "Dict": "typing", "List": "typing",
     "Optional": "typing", "Set": "typing", "Tuple": "typing", "TextEnv": "spadework.envs",
+    "AnswerEnv": "spadework.envs",
 }
 """Names the loader supplies, from these modules, when the code uses them without importing them."""
 

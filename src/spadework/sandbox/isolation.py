@@ -25,7 +25,7 @@ RUNTIME_FILES = ("envs/base.py", "envs/contract.py", "sandbox/loader.py", "sandb
 
 RUNTIME_INITS = {
     "__init__.py": "",
-    "envs/__init__.py": "from spadework.envs.base import TextEnv\n",
+    "envs/__init__.py": "from spadework.envs.base import AnswerEnv, TextEnv\n",
     "sandbox/__init__.py": "",
 }
 PREIMPORT = sorted(

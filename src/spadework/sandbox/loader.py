@@ -23,7 +23,7 @@ from spadework.envs.contract import COMMON_MODULES, COMMON_NAMES, DEFAULT_MAX_TU
 
 ENV_FILENAME = "<environment>"
 MODULE_NAME = "environment"
-BASE_CLASS_NAMES = frozenset({"TextEnv"})
+BASE_CLASS_NAMES = frozenset({"TextEnv", "AnswerEnv"})
 
 
 class LoadError(Exception):
@@ -97,8 +97,8 @@ BASE_PACKAGE = "spadework.envs"
 
 
 def misplaced_base_imports(tree: ast.Module) -> list[ast.ImportFrom]:
-    """``from spadework.envs.<something> import TextEnv`` lines: the base class from a submodule
-    that does not exist (a slip of small models); only ``TextEnv`` may be imported that way.
+    """``from spadework.envs.<something> import TextEnv`` lines: a base class from a submodule
+    that does not exist (a slip of small models); only the base classes may be imported that way.
 
     >>> [n.module for n in misplaced_base_imports(ast.parse("from spadework.envs.texts import TextEnv"))]
     ['spadework.envs.texts']
@@ -108,7 +108,7 @@ def misplaced_base_imports(tree: ast.Module) -> list[ast.ImportFrom]:
     return [node for node in ast.walk(tree)
             if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module
             and node.module.startswith(BASE_PACKAGE + ".") and node.module != BASE_PACKAGE + ".base"
-            and {alias.name for alias in node.names} == {"TextEnv"}]
+            and {alias.name for alias in node.names} <= BASE_CLASS_NAMES]
 
 
 def load(source: str, default_max_turns: int = DEFAULT_MAX_TURNS) -> EnvAdapter:
@@ -128,7 +128,8 @@ def load(source: str, default_max_turns: int = DEFAULT_MAX_TURNS) -> EnvAdapter:
         raise LoadError(f"expected exactly one class whose name ends in 'Env'; found {found}")
     tolerances = []
     for node in misplaced_base_imports(tree):
-        tolerances.append(f"TextEnv was imported from {node.module}; imported it from {BASE_PACKAGE}")
+        imported = ", ".join(alias.name for alias in node.names)
+        tolerances.append(f"{imported} was imported from {node.module}; imported it from {BASE_PACKAGE}")
         node.module = BASE_PACKAGE
     module = types.ModuleType(MODULE_NAME)
     for name, module_name in missing_imports(tree).items():

@@ -17,7 +17,7 @@ from spadework.sandbox.env import EnvHandle
 from spadework.validate import contract, static
 from spadework.validate.parse import extract_code
 
-TRIVIAL_ACTIONS = ("", "0", "1", "a", "yes", "no", "up", "down", "left", "right", "help",
+TRIVIAL_ACTIONS = ("", "0", "1", "a", "yes", "no", "true", "false", "up", "down", "left", "right", "help",
                    "hint", "look", "solve", "answer", "done", "quit")
 """Actions an agent could try without reading the episode; none may solve it."""
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from spadework.envs.contract import ALLOWED_MODULES, REQUIRED_METHODS, TEXTENV_METHODS
+from spadework.envs.contract import ALLOWED_MODULES, ANSWERENV_METHODS, REQUIRED_METHODS, TEXTENV_METHODS
 from spadework.errors import CheckFailed
 from spadework.sandbox.loader import bound_names, env_class_names, misplaced_base_imports
 
@@ -67,10 +67,19 @@ def _base_names(cls: ast.ClassDef) -> list[str]:
     return names
 
 
-def methods_of(cls: ast.ClassDef, tree: ast.Module) -> tuple[set[str], bool]:
-    """Methods defined by the class and its same-module bases; and whether it extends TextEnv."""
+BASE_CLASS_METHODS = {"TextEnv": TEXTENV_METHODS, "AnswerEnv": ANSWERENV_METHODS}
+"""What a subclass of each base class writes itself."""
+
+
+def methods_of(cls: ast.ClassDef, tree: ast.Module) -> tuple[set[str], str | None]:
+    """Methods defined by the class and its same-module bases; and the base class it extends.
+
+    >>> tree = ast.parse("class A(AnswerEnv):\\n    def hint(self): pass\\nclass BEnv(A): pass")
+    >>> methods_of(tree.body[1], tree)
+    ({'hint'}, 'AnswerEnv')
+    """
     classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
-    methods, extends_base, todo, seen = set(), False, [cls], set()
+    methods, extended, todo, seen = set(), None, [cls], set()
     while todo:
         current = todo.pop()
         if current.name in seen:
@@ -79,22 +88,23 @@ def methods_of(cls: ast.ClassDef, tree: ast.Module) -> tuple[set[str], bool]:
         methods.update(n.name for n in current.body
                        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))
         for base in _base_names(current):
-            extends_base |= base == "TextEnv"
-            if base in classes:
+            if base in BASE_CLASS_METHODS:
+                extended = extended or base
+            elif base in classes:
                 todo.append(classes[base])
-    return methods, extends_base
+    return methods, extended
 
 
 def check_methods(cls: ast.ClassDef, tree: ast.Module) -> None:
     """The class has every method the contract needs."""
-    methods, extends_base = methods_of(cls, tree)
-    required = TEXTENV_METHODS if extends_base else REQUIRED_METHODS
-    if extends_base:
+    methods, base = methods_of(cls, tree)
+    required = BASE_CLASS_METHODS[base] if base else REQUIRED_METHODS
+    if base:
         methods |= {TEXTENV_REPLACED[m] for m in TEXTENV_REPLACED if m in methods}
     missing = [m for m in required if m not in methods]
     if missing:
         needed = ", ".join(f"{m}()" for m in required)
-        kind = "a TextEnv subclass" if extends_base else "the contract"
+        kind = f"a subclass of {base}" if base else "the contract"
         raise CheckFailed(f"{cls.name} has no {', '.join(m + '()' for m in missing)}; "
                           f"{kind} needs {needed}")
 
