@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from spadework.designer.design import Retry
 from spadework.designer.prompts import DesignForm
 from spadework.diversity.embed import EmbedderKind
 from spadework.errors import ConfigError
@@ -61,7 +62,9 @@ class CorpusSection(Section):
 class DesignerSection(Section):
     form: DesignForm = Field(DesignForm.ANSWER, description="answer: a puzzle with one answer (AnswerEnv); "
                              "game: any environment, games of several moves included")
-    max_attempts: int = Field(3, ge=1, le=10, description="first attempt plus repair turns")
+    max_attempts: int = Field(3, ge=1, le=10, description="first attempt plus retries")
+    retry: Retry = Field(Retry.FRESH, description="after a failed attempt: fresh (ask the same request "
+                         "again) or repair (show the failed reply and the validator's message)")
     repair_temperature_step: float = Field(0.15, ge=0.0, le=1.0, description="each repair round samples "
                                            "this much hotter (a small model often repeats its failed reply)")
     memory: bool = Field(True, description="show the archive digest (off: the no-memory ablation)")

@@ -157,7 +157,7 @@ class Loop:
             sampling=self.sampling(designer.sampling, iteration),
             max_attempts=designer.max_attempts, checks=checks_with_novelty(novelty), novelty=novelty,
             temperature_step=designer.repair_temperature_step,
-            design_ids=ids, form=designer.form,
+            design_ids=ids, form=designer.form, retry=designer.retry,
             hint_call=designer.hint_writer,
         )
 

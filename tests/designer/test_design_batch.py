@@ -15,6 +15,7 @@ from spadework.designer import (
     design_batch,
     render_design,
 )
+from spadework.designer.design import Retry
 from spadework.designer.prompts import DesignForm
 from spadework.envs.examples import example_paths
 from spadework.errors import PolicyError
@@ -207,3 +208,14 @@ def test_the_design_form_picks_the_request_and_example_shown():
     assert all("class TrainArrivalEnv(AnswerEnv)" in c[2].content for c in answer.calls[0])
     assert all("import TextEnv" in c[1].content for c in game.calls[0])
     assert all("class CodeLockEnv(TextEnv)" in c[2].content for c in game.calls[0])
+
+
+def test_fresh_retries_ask_the_first_request_again():
+    policy = FakeDesignerPolicy(SCRIPTS)
+    a, _, c = run(policy, retry=Retry.FRESH, temperature_step=0.1)
+    assert [len(call) for call in policy.calls] == [3, 2, 1]
+    assert policy.calls[1] == [policy.calls[0][0], policy.calls[0][2]]  # the same requests, no repair
+    assert policy.calls[2] == [policy.calls[0][2]]
+    assert [round(s.temperature, 6) for s in policy.samplings] == [0.0, 0.1, 0.2]
+    assert a.valid and a.repaired and [t.attempt for t in a.attempts] == [1, 2]
+    assert all(t.conversation == c.attempts[0].conversation for t in c.attempts)

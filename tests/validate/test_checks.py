@@ -103,8 +103,9 @@ EXPECTED: dict[str, tuple[str, str]] = {
         "determinism", f"seed 0 reset twice gave different observations, solutions or hints; "
                        f"{TAKE_RANDOMNESS}"),
     "determinism_same_every_seed.py": (
-        "determinism", "seeds 0, 1, 2 all give the same episode; use the seed to vary it "
-                       "(with random.Random(seed))"),
+        "determinism", "seeds 0, 1, 2 all give the same episode; draw it from the seed: "
+                       "self.rng in new_episode() (TextEnv, AnswerEnv), or random.Random(seed) "
+                       "made in reset()"),
     "determinism_state_kept.py": (
         "determinism", "seed 0 played twice differs at turn 1 in observation 'Correct, after 2 "
                        f"guesses.' then 'Correct, after 3 guesses.'; {SET_STATE}"),
@@ -124,6 +125,9 @@ EXPECTED: dict[str, tuple[str, str]] = {
     "not_guessable_answer_yes.py": (
         "not_guessable", "seed 0: repeating the trivial action 'no' solves the episode; make "
                          "success depend on what the agent reads"),
+    "not_guessable_same_answer.py": (
+        "not_guessable", "the solution of seed 0 (['they differ']) solves seeds 1, 2 too: the same "
+                         "actions win every episode; make the answer depend on what each episode shows"),
     "no_hint_leak_secret.py": (
         "no_hint_leak", "seed 0: the hint gives away the answer ('964'); hint at the method "
                         "instead"),

@@ -11,6 +11,7 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from enum import StrEnum
 from typing import Any
 
 from spadework.designer.memory import MemoryDigest
@@ -31,6 +32,15 @@ from spadework.validate.verdict import Verdict
 
 HINT_MAX_TOKENS = 160
 """The most new tokens of a hint-writing call."""
+
+
+class Retry(StrEnum):
+    """What a design whose reply failed validation is asked next."""
+
+    REPAIR = "repair"
+    """Its first request, its failed reply and what the validator found: fix it."""
+    FRESH = "fresh"
+    """Its first request again, sampled anew (small models seldom repair; a new sample often passes)."""
 
 
 @dataclass(frozen=True)
@@ -180,6 +190,7 @@ def design_batch(
     workers: int = 1,
     novelty: NoveltyIndex | None = None,
     temperature_step: float = 0.0,
+    retry: Retry = Retry.REPAIR,
 ) -> list[Design]:
     """Design one environment per document, repairing failed ones, in batched rounds.
 
@@ -204,6 +215,7 @@ def design_batch(
         novelty: the index behind a "novel" check in ``checks``; each valid design is added to
             it at once, so a later design of the same batch cannot be its twin.
         temperature_step: how much each repair round raises the temperature.
+        retry: what a failed design is asked in the next round.
 
     Returns:
         One ``Design`` per document, in order.
@@ -228,7 +240,7 @@ def design_batch(
 
     attempts = run_rounds(policy, firsts, sampling, max_attempts,
                           lambda order, cs: _map(judge, list(zip(order, cs, strict=True)), workers),
-                          temperature_step)
+                          temperature_step, retry)
     designs = [Design(design_id, doc_id, domain, tuple(tries))
                for design_id, (doc_id, _, domain), tries in zip(design_ids, documents, attempts, strict=True)]
     return write_hints(policy, designs, sampling) if hint_call else designs
@@ -261,6 +273,7 @@ def run_rounds(
     max_attempts: int,
     judge: Callable[[list[int], list[Completion]], list[Verdict]],
     temperature_step: float = 0.0,
+    retry: Retry = Retry.REPAIR,
 ) -> list[list[DesignAttempt]]:
     """Every design's attempts: one ``generate`` call per round for the designs still failing.
 
@@ -271,6 +284,7 @@ def run_rounds(
         max_attempts: the most replies per design.
         judge: the verdicts of a round's completions (given with their design indices), in order.
         temperature_step: how much each repair round raises the temperature (``round_sampling``).
+        retry: whether a failed design is asked to repair its reply or to answer its first request anew.
     """
     attempts: list[list[DesignAttempt]] = [[] for _ in firsts]
     pending = dict(enumerate(firsts))
@@ -284,7 +298,8 @@ def run_rounds(
             attempts[i].append(DesignAttempt(number, pending[i], completion.text,
                                              reply_code(completion.text), verdict,
                                              completion.completion_tokens))
-        pending = {i: tuple(render_repair(firsts[i], attempts[i][-1].reply, attempts[i][-1].verdict))
+        pending = {i: firsts[i] if retry is Retry.FRESH else
+                   tuple(render_repair(firsts[i], attempts[i][-1].reply, attempts[i][-1].verdict))
                    for i in order if not attempts[i][-1].verdict.valid}
     return attempts
 

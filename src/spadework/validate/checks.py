@@ -189,7 +189,8 @@ def check_determinism(ctx: CheckContext) -> None:
     views = {(e.observation, tuple(e.solution), e.hint) for e in episodes}
     if len(views) == 1:
         raise CheckFailed(f"seeds {', '.join(map(str, ctx.config.seeds))} all give the same "
-                          "episode; use the seed to vary it (with random.Random(seed))")
+                          "episode; draw it from the seed: self.rng in new_episode() (TextEnv, "
+                          "AnswerEnv), or random.Random(seed) made in reset()")
 
 
 def check_solvable(ctx: CheckContext) -> None:
@@ -210,13 +211,18 @@ def check_solvable(ctx: CheckContext) -> None:
 
 
 def check_not_guessable(ctx: CheckContext) -> None:
-    """No trivial action, repeated, solves the episode."""
-    seed = ctx.config.seeds[0]
+    """No trivial action, repeated, solves the episode; nor does one seed's solution solve them all."""
+    seed, *others = ctx.config.seeds
     turns = ctx.handle.max_turns
     for action in ctx.config.trivial_actions:
         if is_solved(ctx.play(seed, [action] * turns).score):
             raise CheckFailed(f"seed {seed}: repeating the trivial action {action!r} solves the "
                               "episode; make success depend on what the agent reads")
+    actions = ctx.episode(seed).solution
+    if all(is_solved(ctx.play(other, actions).score) for other in others):
+        raise CheckFailed(f"the solution of seed {seed} ({_short(actions)}) solves seeds "
+                          f"{', '.join(map(str, others))} too: the same actions win every episode; "
+                          "make the answer depend on what each episode shows")
 
 
 def check_no_hint_leak(ctx: CheckContext) -> None:
