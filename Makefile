@@ -34,7 +34,7 @@ EXAMPLES := $(filter-out %/__init__.py,$(wildcard src/spadework/envs/examples/*.
 
 # The main job: a short self-play session with the embedded model, on this CPU, offline.
 run: setup
-	$(BIN)/spadework run --iterations 1 --designs 4 --plays 2
+	$(BIN)/spadework run --iterations 1 --designs 6 --plays 2
 
 examples: setup
 	$(BIN)/spadework validate --run-dir runs/examples $(EXAMPLES)

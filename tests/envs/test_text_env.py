@@ -145,3 +145,23 @@ def test_a_slip_in_feedback_gives_the_plain_reply_and_a_value_error_refuses():
     env = SumEnv()
     env.reset(2)
     assert env.step("five")[0].startswith("Invalid action:")  # int("five") in feedback
+
+
+def test_an_answer_env_without_an_answer_fails_validation_with_a_message():
+    source = '''
+from spadework.envs import AnswerEnv
+
+
+class BlankEnv(AnswerEnv):
+    def new_episode(self):
+        self.number = self.rng.randint(10, 99)
+        return f"What is {self.number} doubled?"
+
+    def hint(self):
+        return "Add it to itself."
+'''
+    from spadework.sandbox import InProcessSandbox
+
+    verdict = validate(source, InProcessSandbox())
+    assert verdict.failure.name == "contract"
+    assert "new_episode() set no answer: store the puzzle's answer in self.answer" in verdict.reason

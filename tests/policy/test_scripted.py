@@ -112,6 +112,17 @@ def test_one_in_four_first_requests_has_no_code_but_repairs_always_do():
         assert validate(policy.reply(repair), InProcessSandbox(), is_reply=True).valid
 
 
+def test_a_request_asked_again_with_another_sampling_seed_may_get_code():
+    policy = ScriptedPolicy()
+    asked = [design_conversation(document(i)) for i in range(40)]
+    first = [policy.reply(c, sample=7) for c in asked]
+    again = [policy.reply(c, sample=7 + 7919) for c in asked]
+    assert first == [policy.reply(c, sample=7) for c in asked]  # the same seed: the same reply
+    refused = [i for i, text in enumerate(first) if "```" not in text]
+    assert refused and any("```python" in again[i] for i in refused)
+    assert all(again[i] == first[i] for i in range(40) if "```" in first[i] and "```" in again[i])
+
+
 def test_system_marker_decides_the_role():
     doc = document(1)
     agent = ScriptedPolicy().reply([Message(Role.SYSTEM, "You play games."), Message(Role.USER, doc)])

@@ -1,7 +1,8 @@
-"""An optional base class for environments, so a designer writes only the game.
+"""Optional base classes for environments, so a designer writes only the game (``TextEnv``)
+or only the puzzle and its answer (``AnswerEnv``).
 
 This module uses the standard library only: it is copied into the sandbox, where
-environment code imports it as ``from spadework.envs import TextEnv``.
+environment code imports it as ``from spadework.envs import TextEnv, AnswerEnv``.
 """
 
 from __future__ import annotations
@@ -88,7 +89,7 @@ class AnswerEnv(TextEnv):
     answer: object = None
 
     def apply(self, action: str) -> tuple[str, float, bool]:
-        if answers_match(action, self.answer):
+        if answers_match(action, self.correct_answer()):
             return "Correct.", 1.0, True
         try:
             return str(self.feedback(action)), 0.0, False
@@ -101,7 +102,12 @@ class AnswerEnv(TextEnv):
         return "Not right. Try again."
 
     def solution(self) -> list[str]:
-        return [answer_text(self.answer)]
+        return [answer_text(self.correct_answer())]
+
+    def correct_answer(self) -> object:
+        if self.answer is None or self.answer == "" or self.answer == []:
+            raise RuntimeError("new_episode() set no answer: store the puzzle's answer in self.answer")
+        return self.answer
 
 
 ANSWER_PUNCTUATION = "()[]{}'\"`.!?:;"

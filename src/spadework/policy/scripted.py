@@ -8,8 +8,10 @@ family, its parameters and a topic word all drawn from a hash of the first user 
 a short thought and ``\boxed{command}``, played well when the first user message carries a
 ``Hint:`` line and weakly when it does not, so hint-based regret is positive.
 
-Replies depend only on the conversation's text and the policy's seed (never on global
-random state or on earlier calls), so runs repeat exactly. Sampling settings are ignored.
+Replies depend only on the conversation's text, the policy's seed and the sampling seed
+(never on global random state or on earlier calls), so runs repeat exactly; the sampling
+seed only decides whether a designer answers without code, so a request asked again with a
+new seed (a fresh retry) may get code. Other sampling settings are ignored.
 """
 
 from __future__ import annotations
@@ -85,16 +87,18 @@ def topic_word(text: str, rng: random.Random) -> str:
     return rng.choice(sorted(w for w, n in counts.items() if n == most))
 
 
-def designer_reply(conversation: Conversation, seed: int = 0) -> str:
+def designer_reply(conversation: Conversation, seed: int = 0, sample: int | None = None) -> str:
     """A designer's reply: one complete environment in a code block, or, for one in
-    ``REFUSE_EVERY`` first requests, a description without code (a repair request, one
-    that follows the designer's answer to the design request, always gets code)."""
+    ``REFUSE_EVERY`` requests (by a hash of the document and the sampling seed ``sample``), a
+    description without code (a repair request, one that follows the designer's answer to the
+    design request, always gets code)."""
     document, repair = design_request(conversation)
     rng = _rng(seed, "design", document)
     topic = topic_word(document, rng)
     family = FAMILIES[rng.randrange(len(FAMILIES))]
     code = family.design(topic, rng)
-    if not repair and _rng(seed, "refuse", document).randrange(REFUSE_EVERY) == 0:
+    refusal = document if sample is None else f"{document}\x00{sample}"
+    if not repair and _rng(seed, "refuse", refusal).randrange(REFUSE_EVERY) == 0:
         return (f"I would build a {family.name} game about the {topic} in the document, where the "
                 "agent reads the state and answers in a few turns.")
     return f"Here is a {family.name} environment about {topic}.\n\n```python\n{code}```\n"
@@ -156,15 +160,15 @@ class ScriptedPolicy:
     def __init__(self, seed: int = 0):
         self.seed = seed
 
-    def reply(self, conversation: Conversation) -> str:
-        """The reply text for one conversation."""
+    def reply(self, conversation: Conversation, sample: int | None = None) -> str:
+        """The reply text for one conversation, sampled with seed ``sample``."""
         if is_designer(conversation):
-            return designer_reply(conversation, self.seed)
+            return designer_reply(conversation, self.seed, sample)
         return agent_reply(conversation)
 
     def generate_one(self, conversation: Conversation, sampling: Sampling) -> Completion:
         """One completion; token counts are word counts."""
-        text = self.reply(conversation)
+        text = self.reply(conversation, sampling.seed)
         prompt = sum(_count(m.content) for m in conversation)
         return Completion(text=text, prompt_tokens=prompt, completion_tokens=_count(text))
 
