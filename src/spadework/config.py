@@ -65,7 +65,7 @@ class DesignerSection(Section):
     max_attempts: int = Field(3, ge=1, le=10, description="first attempt plus retries")
     retry: Retry = Field(Retry.FRESH, description="after a failed attempt: fresh (ask the same request "
                          "again) or repair (show the failed reply and the validator's message)")
-    repair_temperature_step: float = Field(0.15, ge=0.0, le=1.0, description="each repair round samples "
+    repair_temperature_step: float = Field(0.15, ge=0.0, le=1.0, description="each retry round samples "
                                            "this much hotter (a small model often repeats its failed reply)")
     memory: bool = Field(True, description="show the archive digest (off: the no-memory ablation)")
     corpus: bool = Field(True, description="ground on documents (off: the no-corpus ablation)")

@@ -109,7 +109,7 @@ def test_designs_keep_every_attempt():
 
 
 def test_attempts_record_their_prompts():
-    a, b, _ = run(FakeDesignerPolicy(SCRIPTS))
+    a, b, _ = run(FakeDesignerPolicy(SCRIPTS), retry=Retry.REPAIR)
     first = tuple(render_design(DOCUMENTS[0][1], MemoryDigest()))
     assert a.attempts[0].conversation == first
     assert "environment designer" in first[0].content
@@ -123,7 +123,7 @@ def test_attempts_record_their_prompts():
 
 
 def test_repairs_show_only_the_latest_reply():
-    *_, c = run(FakeDesignerPolicy(SCRIPTS))
+    *_, c = run(FakeDesignerPolicy(SCRIPTS), retry=Retry.REPAIR)
     third = c.attempts[2].conversation
     assert len(third) == 6  # the first prompt (4 messages), the latest reply, the repair request
     assert 'failed the check "static"' in third[5].content
@@ -155,7 +155,7 @@ def test_novelty_checks_reject_a_copy_of_an_archived_environment():
     index = NoveltyIndex()
     index.add(5, EXAMPLES["caesar_cipher"], "CaesarCipherEnv")
     policy = FakeDesignerPolicy(SCRIPTS)
-    _, b, _ = run(policy, checks=checks_with_novelty(index), max_attempts=2)
+    _, b, _ = run(policy, checks=checks_with_novelty(index), max_attempts=2, retry=Retry.REPAIR)
     assert not b.valid and len(b.attempts) == 2
     assert b.final.verdict.failure.name == "novel"
     assert "#5" in b.final.verdict.failure.message
@@ -212,7 +212,7 @@ def test_the_design_form_picks_the_request_and_example_shown():
 
 def test_fresh_retries_ask_the_first_request_again():
     policy = FakeDesignerPolicy(SCRIPTS)
-    a, _, c = run(policy, retry=Retry.FRESH, temperature_step=0.1)
+    a, _, c = run(policy, temperature_step=0.1)  # fresh retries are the default
     assert [len(call) for call in policy.calls] == [3, 2, 1]
     assert policy.calls[1] == [policy.calls[0][0], policy.calls[0][2]]  # the same requests, no repair
     assert policy.calls[2] == [policy.calls[0][2]]

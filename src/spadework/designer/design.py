@@ -1,8 +1,9 @@
-"""Designing environments in batches: prompt, generate, validate, repair what failed.
+"""Designing environments in batches: prompt, generate, validate, retry what failed.
 
 Each round sends every design still in need of an answer to the policy in one
 ``generate`` call: the first round all of them, later rounds the ones whose last reply
-failed validation, each with a repair prompt built from its verdict. Every attempt is kept.
+failed validation, each with its first request again (``Retry.FRESH``) or with a repair
+prompt built from its verdict (``Retry.REPAIR``). Every attempt is kept.
 """
 
 from __future__ import annotations
@@ -190,13 +191,14 @@ def design_batch(
     workers: int = 1,
     novelty: NoveltyIndex | None = None,
     temperature_step: float = 0.0,
-    retry: Retry = Retry.REPAIR,
+    retry: Retry = Retry.FRESH,
 ) -> list[Design]:
-    """Design one environment per document, repairing failed ones, in batched rounds.
+    """Design one environment per document, retrying failed ones, in batched rounds.
 
     Round 1 sends all first prompts in one ``generate`` call; each later round sends, in
-    one call, a repair prompt for every design whose last reply failed (the first prompt,
-    the failed reply and what to fix), until all are valid or ``max_attempts`` is reached.
+    one call, a prompt for every design whose last reply failed (its first prompt again, or
+    with ``Retry.REPAIR`` the first prompt, the failed reply and what to fix), until all are
+    valid or ``max_attempts`` is reached.
 
     Args:
         policy: the shared model, in its designer role.
@@ -273,7 +275,7 @@ def run_rounds(
     max_attempts: int,
     judge: Callable[[list[int], list[Completion]], list[Verdict]],
     temperature_step: float = 0.0,
-    retry: Retry = Retry.REPAIR,
+    retry: Retry = Retry.FRESH,
 ) -> list[list[DesignAttempt]]:
     """Every design's attempts: one ``generate`` call per round for the designs still failing.
 
