@@ -46,6 +46,9 @@ TEXTENV_METHODS = ("new_episode", "apply", "solution", "hint")
 ANSWERENV_METHODS = ("new_episode", "hint")
 """Methods a subclass of ``AnswerEnv`` (a puzzle with one answer) writes."""
 
+BASE_CLASS_METHODS = {"TextEnv": TEXTENV_METHODS, "AnswerEnv": ANSWERENV_METHODS}
+"""The base classes of ``spadework.envs``, and what a subclass of each writes itself."""
+
 ALLOWED_MODULES = frozenset({
     "__future__", "abc", "array", "bisect", "calendar", "collections", "copy", "dataclasses",
     "datetime", "decimal", "difflib", "enum", "fractions", "functools", "hashlib", "heapq",

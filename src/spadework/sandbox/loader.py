@@ -19,11 +19,11 @@ import types
 from typing import Any
 
 from spadework.envs.base import TextEnv
-from spadework.envs.contract import COMMON_MODULES, COMMON_NAMES, DEFAULT_MAX_TURNS
+from spadework.envs.contract import BASE_CLASS_METHODS, COMMON_MODULES, COMMON_NAMES, DEFAULT_MAX_TURNS
 
 ENV_FILENAME = "<environment>"
 MODULE_NAME = "environment"
-BASE_CLASS_NAMES = frozenset({"TextEnv", "AnswerEnv"})
+BASE_CLASS_NAMES = frozenset(BASE_CLASS_METHODS)
 
 
 class LoadError(Exception):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from spadework.envs.contract import ALLOWED_MODULES, ANSWERENV_METHODS, REQUIRED_METHODS, TEXTENV_METHODS
+from spadework.envs.contract import ALLOWED_MODULES, BASE_CLASS_METHODS, REQUIRED_METHODS
 from spadework.errors import CheckFailed
 from spadework.sandbox.loader import bound_names, env_class_names, misplaced_base_imports
 
@@ -65,10 +65,6 @@ def _base_names(cls: ast.ClassDef) -> list[str]:
         elif isinstance(base, ast.Attribute):
             names.append(base.attr)
     return names
-
-
-BASE_CLASS_METHODS = {"TextEnv": TEXTENV_METHODS, "AnswerEnv": ANSWERENV_METHODS}
-"""What a subclass of each base class writes itself."""
 
 
 def methods_of(cls: ast.ClassDef, tree: ast.Module) -> tuple[set[str], str | None]:
