@@ -66,6 +66,10 @@ class TextEnv:
         raise NotImplementedError("write hint(): privileged help that does not give the answer")
 
 
+NOT_RIGHT = "Not right. Try again."
+"""What a wrong answer is told when ``feedback()`` is not written, or fails."""
+
+
 class AnswerEnv(TextEnv):
     """A puzzle with one answer: the designer writes the puzzle, the base class the rest.
 
@@ -96,10 +100,10 @@ class AnswerEnv(TextEnv):
         except ValueError:
             raise  # a refused guess: the player reads why
         except Exception:  # feedback() is garnish: a slip in it must not break a checked game
-            return AnswerEnv.feedback(self, action), 0.0, False
+            return NOT_RIGHT, 0.0, False
 
     def feedback(self, guess: str) -> str:
-        return "Not right. Try again."
+        return NOT_RIGHT
 
     def solution(self) -> list[str]:
         return [answer_text(self.correct_answer())]
