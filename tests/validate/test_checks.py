@@ -21,6 +21,7 @@ from spadework.validate import (
 )
 from spadework.validate.checks import (
     check_contract,
+    check_determined,
     check_determinism,
     check_load,
     check_no_hint_leak,
@@ -36,6 +37,8 @@ GOOD = sorted((FIXTURES / "good").glob("*.py"))
 CHECK_NAMES = [check.name for check in CHECKS]
 TAKE_RANDOMNESS = "take all randomness from the seed given to reset()"
 SET_STATE = "take all randomness from the seed and set all state in reset()"
+READ_THE_TEXT = "put what decides the answer into the text the agent reads"
+METHOD = "hint at the method instead"
 SOLVE_IT = "make solution() return actions that solve the episode, with rewards summing to 1"
 
 EXPECTED: dict[str, tuple[str, str]] = {
@@ -119,6 +122,17 @@ EXPECTED: dict[str, tuple[str, str]] = {
     "solvable_too_long.py": (
         "solvable", "seed 0: solution() has 4 actions but max_turns is 3; raise max_turns or "
                     "shorten the solution"),
+    "determined_secret_code.py": (
+        "determined", "seeds 0 and 1 show the same text but need different answers ('7311' and '3201'), "
+                      f"so no player can tell which; {READ_THE_TEXT}"),
+    "determined_same_question.py": (
+        "determined", "seeds 0 and 1 show the same text but need different answers ('69' and '37'), "
+                      f"so no player can tell which; {READ_THE_TEXT}"),
+    "determined_silent_lock.py": (
+        "determined", "seeds 0 and 1 show the same observations under the same actions but need "
+                      "different solutions (['white', 'green', 'red'] and ['green', 'blue', 'red']), "
+                      f"as do 27 of 27 such pairs; {READ_THE_TEXT}, or answer the agent's moves with "
+                      "what it needs to find out"),
     "not_guessable_yes_wins.py": (
         "not_guessable", "seed 0: repeating the trivial action 'yes' solves the episode; make "
                          "success depend on what the agent reads"),
@@ -132,8 +146,21 @@ EXPECTED: dict[str, tuple[str, str]] = {
         "no_hint_leak", "seed 0: the hint gives away the answer ('964'); hint at the method "
                         "instead"),
     "no_hint_leak_moves.py": (
-        "no_hint_leak", "seed 0: the hint gives away the answer ('right down up left'); hint at "
-                        "the method instead"),
+        "no_hint_leak", "seed 0: the hint gives away the answer ('right down up left' actions in order: "
+                        f"'right down up left'); {METHOD}"),
+    "no_hint_leak_reversed.py": (
+        "no_hint_leak", f"seed 0: the hint gives away the answer ('785' reversed: '587'); {METHOD}"),
+    "no_hint_leak_spaced.py": (
+        "no_hint_leak", f"seed 0: the hint gives away the answer ('bee' spaced out: 'b e e'); {METHOD}"),
+    "no_hint_leak_number_words.py": (
+        "no_hint_leak", "seed 0: the hint gives away the answer ('936' in number words: 'nine three six'); "
+                        f"{METHOD}"),
+    "no_hint_leak_arithmetic.py": (
+        "no_hint_leak", "seed 0: the hint gives away the answer ('547' as arithmetic: '273 + 274'); "
+                        f"{METHOD}"),
+    "no_hint_leak_repeats.py": (
+        "no_hint_leak", "seed 0: the hint gives away the answer ('right right right down down' actions in "
+                        f"order: 'right 3 times then down 2 times'); {METHOD}"),
 }
 """Every broken fixture: the check that must fail on it, and that check's exact message."""
 
@@ -141,8 +168,9 @@ ON_THE_REAL_SANDBOX = [
     "parse_two_blocks.md", "static_forbidden_import.py", "load_constructor_args.py",
     "contract_reset_shape.py", "contract_nan_reward.py", "contract_hint_not_str.py",
     "determinism_system_random.py", "determinism_clock.py", "determinism_state_kept.py",
-    "solvable_too_long.py", "not_guessable_yes_wins.py", "not_guessable_answer_yes.py",
-    "no_hint_leak_moves.py",
+    "solvable_too_long.py", "determined_secret_code.py", "determined_silent_lock.py",
+    "not_guessable_yes_wins.py", "not_guessable_answer_yes.py",
+    "no_hint_leak_moves.py", "no_hint_leak_number_words.py",
 ]
 """A representative handful, at least one per check, run through the real sandbox too."""
 
@@ -261,7 +289,7 @@ def test_validator_closes_the_environment_whatever_happens():
 
 def test_checks_run_in_the_documented_order():
     assert CHECK_NAMES == ["parse", "static", "load", "contract", "determinism", "solvable",
-                           "not_guessable", "no_hint_leak"]
+                           "determined", "not_guessable", "no_hint_leak"]
 
 
 def test_config_needs_two_distinct_seeds():
@@ -293,6 +321,7 @@ ALONE: list[tuple[Callable[[CheckContext], None], str]] = [
     (check_contract, "contract_terminated_not_bool.py"),
     (check_determinism, "determinism_same_every_seed.py"),
     (check_solvable, "solvable_wrong_solution.py"),
+    (check_determined, "determined_silent_lock.py"),
     (check_not_guessable, "not_guessable_yes_wins.py"),
     (check_no_hint_leak, "no_hint_leak_secret.py"),
 ]

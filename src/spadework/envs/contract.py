@@ -34,6 +34,7 @@ the boilerplate of turn counting and truncation.
 
 from __future__ import annotations
 
+import ast
 import math
 from collections.abc import Iterable
 
@@ -105,3 +106,24 @@ def is_solved(score: float) -> bool:
     (True, True, False)
     """
     return score >= 1.0 - 1e-9
+
+
+def is_answer_puzzle(source: str) -> bool:
+    """Whether a module's environment class subclasses ``AnswerEnv`` (a puzzle with one answer);
+    False for source that does not parse.
+
+    >>> is_answer_puzzle("from spadework.envs import AnswerEnv\\nclass SumEnv(AnswerEnv):\\n    pass\\n")
+    True
+    >>> is_answer_puzzle("class MazeEnv(envs.TextEnv):\\n    pass\\n"), is_answer_puzzle("not python (")
+    (False, False)
+    """
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return False
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name.endswith("Env"):
+            bases = {b.id if isinstance(b, ast.Name) else getattr(b, "attr", "") for b in node.bases}
+            if "AnswerEnv" in bases:
+                return True
+    return False

@@ -11,15 +11,25 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from spadework.envs.contract import episode_score, is_solved
+from spadework.envs.contract import episode_score, is_answer_puzzle, is_solved
 from spadework.errors import CheckFailed, EnvError, ParseError
 from spadework.sandbox.env import EnvHandle
 from spadework.validate import contract, static
+from spadework.validate.leaks import leaks
 from spadework.validate.parse import extract_code
 
 TRIVIAL_ACTIONS = ("", "0", "1", "a", "yes", "no", "true", "false", "up", "down", "left", "right", "help",
                    "hint", "look", "solve", "answer", "done", "quit")
 """Actions an agent could try without reading the episode; none may solve it."""
+
+MIN_COMPARED = 8
+"""The fewest episodes the determined check compares."""
+
+READ_THE_TEXT = "put what decides the answer into the text the agent reads"
+
+UNRESOLVED_SHARE = 0.25
+"""The share of alike-opening game seeds that probes may fail to tell apart before a game fails
+``determined`` (the probes are the compared seeds' solutions, so a few pairs of a fair game escape)."""
 
 STEP_FIELDS = ("observation", "reward", "terminated", "truncated", "info")
 """The parts of what ``step()`` returns, in order."""
@@ -33,14 +43,32 @@ class ValidatorConfig:
         seeds: episodes that must be solvable by ``solution()``; the first is used for the
             other checks, and at least two are needed to tell seeds apart.
         trivial_actions: the battery of the not-guessable check.
+        compared: episodes the determined check compares (``seeds`` first, then the seeds after
+            the largest of them); at least 8.
     """
 
     seeds: tuple[int, ...] = (0, 1, 2)
     trivial_actions: tuple[str, ...] = TRIVIAL_ACTIONS
+    compared: int = 8
 
     def __post_init__(self) -> None:
         if len(set(self.seeds)) < 2:
             raise ValueError(f"ValidatorConfig.seeds needs at least two distinct seeds, got {self.seeds}")
+        if self.compared < MIN_COMPARED:
+            raise ValueError(f"ValidatorConfig.compared must be at least {MIN_COMPARED}, got {self.compared}")
+
+    def compared_seeds(self) -> tuple[int, ...]:
+        """The seeds the determined check compares: ``seeds``, then the ones after the largest.
+
+        >>> ValidatorConfig(seeds=(4, 1)).compared_seeds()
+        (4, 1, 5, 6, 7, 8, 9, 10)
+        """
+        seeds = list(dict.fromkeys(self.seeds))
+        following = max(seeds) + 1
+        while len(seeds) < self.compared:
+            seeds.append(following)
+            following += 1
+        return tuple(seeds)
 
 
 @dataclass(frozen=True)
@@ -225,15 +253,75 @@ def check_not_guessable(ctx: CheckContext) -> None:
                           "make the answer depend on what each episode shows")
 
 
+def check_determined(ctx: CheckContext) -> None:
+    """What the agent sees decides the answer: seeds that show the same thing need the same solution.
+
+    An answer puzzle (an ``AnswerEnv``: read, then answer) must differ in its opening text wherever
+    its answers differ, whatever its feedback to a wrong answer says. In a game the agent may find
+    things out by acting: two seeds that open alike and need different solutions (neither's
+    solution solves the other) are told apart when some probe (any compared seed's solution)
+    draws different observations from them before either is won or lost. A game fails when more
+    than ``UNRESOLVED_SHARE`` of such pairs cannot be told apart (a few may escape the probes of a
+    fair game whose feedback is informative).
+    """
+    episodes = [ctx.episode(seed) for seed in ctx.config.compared_seeds()]
+    traces: dict[tuple[int, tuple[str, ...]], Trace] = {}
+
+    def played(seed: int, actions: Sequence[str]) -> Trace:
+        if (seed, tuple(actions)) not in traces:
+            traces[seed, tuple(actions)] = ctx.play(seed, actions)
+        return traces[seed, tuple(actions)]
+
+    alike = [(a, b) for i, a in enumerate(episodes) for b in episodes[i + 1:]
+             if a.observation == b.observation and not is_solved(played(b.seed, a.solution).score)]
+    if alike and is_answer_puzzle(ctx.code or ""):
+        first, second = alike[0]
+        raise CheckFailed(
+            f"seeds {first.seed} and {second.seed} show the same text but need different answers "
+            f"({_short(first.solution[0], 40)} and {_short(second.solution[0], 40)}), so no player can "
+            f"tell which; {READ_THE_TEXT}")
+    probes = list(dict.fromkeys(tuple(e.solution) for e in episodes))
+    pairs = [(a, b) for a, b in alike if not is_solved(played(a.seed, b.solution).score)]
+    unresolved = [(a, b) for a, b in pairs
+                  if not any(_told_apart(played(a.seed, p), played(b.seed, p)) for p in probes)]
+    if unresolved and len(unresolved) > UNRESOLVED_SHARE * len(pairs):
+        first, second = unresolved[0]
+        raise CheckFailed(
+            f"seeds {first.seed} and {second.seed} show the same observations under the same actions but "
+            f"need different solutions ({_short(first.solution, 40)} and {_short(second.solution, 40)}), "
+            f"as do {len(unresolved)} of {len(pairs)} such pairs; {READ_THE_TEXT}, or answer the "
+            "agent's moves with what it needs to find out")
+
+
+def _told_apart(first: Trace, second: Trace) -> bool:
+    """Whether two plays of the same actions show different observations before either's outcome
+    (reward, end) differs: a difference in what the agent reads, not only in whether it won.
+
+    >>> lower, higher = ["lower", 0.0, False, False, {}], ["higher", 0.0, False, False, {}]
+    >>> _told_apart(Trace([lower], 0.0), Trace([higher], 0.0))
+    True
+    >>> wrong, right = ["Wrong.", 0.0, False, False, {}], ["Right.", 1.0, True, False, {}]
+    >>> _told_apart(Trace([wrong], 0.0), Trace([right], 1.0))
+    False
+    """
+    for a, b in zip(first.steps, second.steps, strict=False):
+        if a[1:4] != b[1:4]:
+            return False
+        if a[0] != b[0]:
+            return True
+    return False
+
+
 def check_no_hint_leak(ctx: CheckContext) -> None:
-    """No hint contains the seed-specific content of its episode's solution."""
+    """No hint gives away its episode's seed-specific answer, as it is or in a usual disguise:
+    reversed, spaced out, in number words, as arithmetic, or as the solution's actions in order."""
     episodes = [ctx.episode(s) for s in ctx.config.seeds]
     for episode in episodes:
         others = [e.solution for e in episodes if e.seed != episode.seed]
-        found = contract.leaked(episode.hint, episode.solution, others)
+        found = leaks(episode.hint, episode.solution, others, episode.observation)
         if found:
             raise CheckFailed(f"seed {episode.seed}: the hint gives away the answer "
-                              f"({', '.join(map(repr, found))}); hint at the method instead")
+                              f"({', '.join(leak.describe() for leak in found)}); hint at the method instead")
 
 
 @dataclass(frozen=True)
@@ -251,6 +339,7 @@ CHECKS: tuple[Check, ...] = (
     Check("contract", check_contract),
     Check("determinism", check_determinism),
     Check("solvable", check_solvable),
+    Check("determined", check_determined),
     Check("not_guessable", check_not_guessable),
     Check("no_hint_leak", check_no_hint_leak),
 )

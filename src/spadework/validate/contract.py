@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import re
 from typing import Any
 
 from spadework.envs.contract import (
@@ -134,42 +133,3 @@ def hint_problem(value: Any) -> str | None:
     if len(value) > MAX_HINT_CHARS:
         return f"hint() returned {len(value)} characters; keep it under {MAX_HINT_CHARS}"
     return None
-
-
-TOKEN = re.compile(r"[A-Za-z0-9_]+")
-
-
-def tokens(text: str) -> set[str]:
-    """Lower-cased word and number tokens that can carry an answer (numbers, words of 3+ letters).
-
-    >>> sorted(tokens("Go to (3, 14) then open the door"))
-    ['14', '3', 'door', 'open', 'the', 'then']
-    """
-    found = {t.lower() for t in TOKEN.findall(text)}
-    return {t for t in found if t.isdigit() or len(t) >= 3}
-
-
-def leaked(hint: str, solution: list[str], other_solutions: list[list[str]]) -> list[str]:
-    """Seed-specific parts of ``solution`` that ``hint`` contains, sorted.
-
-    A token is seed-specific when it is in this episode's solution but missing from
-    at least one other seed's solution. The whole solution counts as well, word by
-    word, whatever punctuation the hint puts between the words.
-
-    >>> leaked("The number is 42.", ["guess 42"], [["guess 17"]])
-    ['42']
-    >>> leaked("Halve the range each guess.", ["guess 42"], [["guess 17"]])
-    []
-    >>> leaked("Press up, left, down.", ["up", "left", "down"], [["down", "up", "left"]])
-    ['up left down']
-    """
-    mine = tokens(" ".join(solution))
-    shared = set.intersection(*(tokens(" ".join(s)) for s in other_solutions)) if other_solutions \
-        else set()
-    specific = mine - shared if other_solutions else set()
-    found = sorted(specific & tokens(hint))
-    joined = " ".join(TOKEN.findall(" ".join(solution))).lower()
-    words = f" {' '.join(TOKEN.findall(hint)).lower()} "
-    if len(joined) >= 3 and f" {joined} " in words and joined not in found:
-        found.append(joined)
-    return found
