@@ -126,3 +126,24 @@ def test_real_model_repeats_a_seeded_sample(real_policy):
 def test_real_model_reports_a_prompt_that_does_not_fit(real_policy):
     with pytest.raises(ContextOverflow):
         real_policy.generate_one([Message(Role.USER, "word " * 1100)], Sampling(max_tokens=4))
+
+
+def test_on_an_amx_cpu_llama_loads_its_weights_into_plain_buffers(tmp_path, monkeypatch):
+    """llama.cpp's AMX repacking crashed the process at the first decode on AMX machines."""
+    import types
+
+    import llama_cpp.llama_cpp as bindings
+
+    from spadework.policy.llama_cpu import avoid_amx_repack
+
+    monkeypatch.setattr(bindings, "llama_model_default_params",
+                        lambda: types.SimpleNamespace(use_extra_bufts=True, n_gpu_layers=0))
+    plain, amx = tmp_path / "plain", tmp_path / "amx"
+    plain.write_text("processor : 0\nflags : fpu sse avx2 avx512f\n")
+    amx.write_text("processor : 0\nflags : fpu sse avx2 avx512f amx_bf16 amx_tile amx_int8\n")
+    assert not avoid_amx_repack(plain)
+    assert bindings.llama_model_default_params().use_extra_bufts is True
+    assert avoid_amx_repack(amx) and avoid_amx_repack(amx)
+    params = bindings.llama_model_default_params()
+    assert (params.use_extra_bufts, params.n_gpu_layers) == (False, 0)
+    assert not avoid_amx_repack(tmp_path / "missing")

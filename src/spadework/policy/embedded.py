@@ -17,6 +17,7 @@ from typing import Any
 
 from spadework.errors import ContextOverflow, PolicyError
 from spadework.policy.base import Completion, Conversation, Sampling
+from spadework.policy.llama_cpu import avoid_amx_repack
 from spadework.policy.models import PRESETS, resolve_model
 
 DEFAULT_MODEL = "qwen2.5-coder-0.5b"
@@ -37,6 +38,7 @@ def _load_llama(path: Path, n_ctx: int, n_threads: int | None, seed: int, verbos
     except ImportError:
         raise PolicyError(f"the embedded policy needs llama-cpp-python; install it with: {INSTALL_HINT}, "
                           "or choose another policy kind") from None
+    avoid_amx_repack()
     try:
         threads = n_threads or os.cpu_count() or 1  # llama.cpp alone may pick one core of two
         llm = llama_cpp.Llama(model_path=str(path), n_ctx=n_ctx, n_threads=threads, seed=seed,

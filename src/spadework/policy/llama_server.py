@@ -17,7 +17,8 @@ from spadework.errors import PolicyError
 
 
 class LlamaServer:
-    """``python -m llama_cpp.server`` serving one GGUF model on ``127.0.0.1:port`` as ``alias``.
+    """llama.cpp's server (``llama_cpp.server``, behind ``llama_cpu.serve``'s AMX guard) serving one GGUF
+    model on ``127.0.0.1:port`` as ``alias``.
 
     Args:
         model_path: the GGUF model.
@@ -47,7 +48,7 @@ class LlamaServer:
             PolicyError: the server exited, or did not answer within ``start_timeout_s``.
         """
         self.close()
-        command = [sys.executable, "-m", "llama_cpp.server", "--model", str(self.model_path),
+        command = [sys.executable, "-m", "spadework.policy.llama_cpu", "--model", str(self.model_path),
                    "--host", "127.0.0.1", "--port", str(self.port), "--n_ctx", str(self.n_ctx),
                    "--model_alias", self.alias]
         command += ["--lora_path", str(adapter)] if adapter is not None else []
