@@ -19,7 +19,10 @@ from spadework.diversity.embed import EmbedderKind
 from spadework.errors import ConfigError
 from spadework.learn.samples import AttemptChoice
 from spadework.learn.settings import Aggregation, ServerKind
+from spadework.policy.base import Sampling
 from spadework.policy.settings import PolicyKind
+from spadework.rewards import CONFIDENCE, DesignerReward
+from spadework.rollout import HintStyle, RolloutConfig
 
 CONFIG_FILE = "config.toml"
 
@@ -83,7 +86,18 @@ class AgentSection(Section):
     max_turns: int = Field(6, ge=1, le=100, description="turn cap (also capped by the env)")
     context_tokens: int = Field(3072, ge=256, description="transcript budget per episode")
     concurrency: int = Field(8, ge=1, description="environment steps in flight")
+    hint_style: HintStyle = Field(HintStyle.LINE, description="how the hinted arm shows the hint: line (a "
+                                  "'Hint:' line) or advice (a tip, with a reminder to answer in the box)")
     sampling: SamplingConfig = SamplingConfig(temperature=0.7, max_tokens=160)
+
+    def rollout(self, sampling: Sampling) -> RolloutConfig:
+        """The agent's rollout settings, as the loop plays, with ``sampling`` (seeded by the caller).
+
+        >>> AgentSection().rollout(Sampling(temperature=0.0)).max_turns_cap
+        6
+        """
+        return RolloutConfig(max_turns_cap=self.max_turns, context_tokens=self.context_tokens,
+                             concurrency=self.concurrency, hint_style=self.hint_style, sampling=sampling)
 
 
 class Executor(StrEnum):
@@ -135,6 +149,11 @@ class LearnSection(Section):
 
 class RewardsSection(Section):
     group_by_domain: bool = Field(False, description="centre designer rewards within each domain")
+    designer: DesignerReward = Field(DesignerReward.REGRET, description="what a valid design earns: regret "
+                                     "(the paper's mean lift of the hint) or regret_lcb (the lower end of "
+                                     "its interval, clipped at 0; needs more than 2 plays to pay anything)")
+    confidence: float = Field(CONFIDENCE, gt=0.0, lt=1.0, description="two-sided confidence of every "
+                              "regret interval (archive, report, regret_lcb)")
 
 
 class DiversitySection(Section):

@@ -41,7 +41,7 @@ from spadework.outcomes import (
 )
 from spadework.policy.base import Sampling
 from spadework.rewards import solve_rate
-from spadework.rollout import Arm, Episode, PlayJob, RolloutConfig, run_plays
+from spadework.rollout import Arm, Episode, PlayJob, run_plays
 
 NO_DOCUMENT = "(No document this time: choose any topic you like.)"
 METRICS_FILE = "metrics.jsonl"
@@ -170,15 +170,15 @@ class Loop:
         ]
         agent = self.config.agent
         self.reporter.phase(f"iteration {iteration}: playing {len(jobs)} episodes", agent.max_turns)
-        config = RolloutConfig(max_turns_cap=agent.max_turns, context_tokens=agent.context_tokens,
-                               concurrency=agent.concurrency,
-                               sampling=self.sampling(agent.sampling, iteration))
-        return run_plays(self.policy, self.sandbox, jobs, config) if jobs else []
+        rollout = agent.rollout(self.sampling(agent.sampling, iteration))
+        return run_plays(self.policy, self.sandbox, jobs, rollout) if jobs else []
 
     def score(self, designs: Sequence[Design], episodes: Sequence[Episode]):
         penalty = self.config.designer.invalid_penalty
         partial = self.config.designer.partial_credit
-        outcomes = [outcome_of(d, [e for e in episodes if e.env_id == d.design_id], penalty, partial)
+        rewards = self.config.rewards
+        outcomes = [outcome_of(d, [e for e in episodes if e.env_id == d.design_id], penalty, partial,
+                               designer=rewards.designer, confidence=rewards.confidence)
                     for d in designs]
         groups = [d.domain or "none" for d in designs] if self.config.rewards.group_by_domain else None
         return with_designer_advantages(outcomes, groups)
@@ -247,12 +247,32 @@ def archive_records(
                     "solve_rate_nohint": solve_rate(outcome.scores_nohint),
                     "solve_rate_hint": solve_rate(outcome.scores_hint),
                     "regret": outcome.regret, "transcripts": samples,
+                    **interval_metrics(outcome),
                 })
             source = attempt.code if attempt.code is not None else attempt.reply
             records.append(EnvRecord.new(source, attempt.verdict,
                                          f"run:i{iteration}:{design.design_id}:a{attempt.attempt}",
                                          metrics))
     return records
+
+
+def interval_metrics(outcome: DesignOutcome) -> dict[str, Any]:
+    """The regret's interval as archived with a played design (nothing when it was not played).
+
+    >>> from spadework.rewards import RegretEstimate
+    >>> played = DesignOutcome("d", True, (0.0, 0.0), (1.0, 0.0), 0.5, 0.5,
+    ...                        estimate=RegretEstimate(2, 0.5, -0.4, 0.9))
+    >>> metrics = interval_metrics(played)
+    >>> metrics["regret_low"], metrics["regret_high"], metrics["regret_plays"], metrics["regret_ci"]["low"]
+    (0.0, 0.9, 2, -0.4)
+    >>> interval_metrics(DesignOutcome("d", False, (), (), 0.0, -1.0))
+    {}
+    """
+    estimate = outcome.estimate
+    if estimate is None:
+        return {}
+    return {"regret_low": estimate.regret_low, "regret_high": estimate.regret_high,
+            "regret_ci": estimate.to_json(), "regret_plays": estimate.plays}
 
 
 def write_atomically(path: Path, text: str) -> None:

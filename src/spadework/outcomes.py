@@ -8,11 +8,15 @@ from dataclasses import dataclass, replace
 
 from spadework.designer import Design
 from spadework.rewards import (
+    CONFIDENCE,
+    DesignerReward,
+    RegretEstimate,
     centred_advantages,
+    designer_regret,
     designer_reward,
     group_advantages,
     mean,
-    paired_regret,
+    regret_estimate,
     solve_rate,
 )
 from spadework.rollout import Arm, EndReason, Episode
@@ -35,7 +39,15 @@ def play_seeds(run_seed: int, iteration: int, design_index: int, plays: int) -> 
 
 @dataclass(frozen=True)
 class DesignOutcome:
-    """What one design earned this iteration."""
+    """What one design earned this iteration.
+
+    Attributes:
+        regret: the paper's hint-based regret (0.0 when invalid or not played).
+        reward: the designer's reward: under ``[rewards] designer``, a figure of the regret when
+            valid, the invalid penalty when not.
+        estimate: the regret with its interval over the paired seeds; None when the design was
+            invalid or not played.
+    """
 
     design_id: str
     valid: bool
@@ -46,6 +58,7 @@ class DesignOutcome:
     advantage: float = 0.0
     agent_advantages: tuple[float, ...] = ()
     agent_zero_variance: bool = False
+    estimate: RegretEstimate | None = None
 
 
 def check_progress(design: Design) -> float:
@@ -63,19 +76,30 @@ def check_progress(design: Design) -> float:
 
 
 def outcome_of(design: Design, episodes: Sequence[Episode], invalid_penalty: float,
-               partial_credit: bool = False) -> DesignOutcome:
-    """Regret and rewards of one design from its episodes (both arms, same seeds); with
-    ``partial_credit`` an invalid design's penalty shrinks with the checks it passed."""
+               partial_credit: bool = False, *, designer: DesignerReward = DesignerReward.REGRET,
+               confidence: float = CONFIDENCE) -> DesignOutcome:
+    """Regret and rewards of one design from its episodes (both arms, same seeds).
+
+    Args:
+        design: the design, valid or not.
+        episodes: its episodes, both arms on the same seeds (none when it was not played).
+        invalid_penalty: what an invalid design costs (``designer.invalid_penalty``).
+        partial_credit: an invalid design's penalty shrinks with the checks it passed.
+        designer: which figure of the regret a valid design earns (``rewards.designer``).
+        confidence: two-sided confidence of the regret's interval (``rewards.confidence``).
+    """
     arms = {arm: sorted((e for e in episodes if e.arm is arm), key=lambda e: e.seed) for arm in Arm}
     nohint = tuple(e.score for e in arms[Arm.NOHINT])
     hint = tuple(e.score for e in arms[Arm.HINT])
-    regret = paired_regret(hint, nohint) if design.valid and nohint else 0.0
+    estimate = regret_estimate(hint, nohint, confidence) if design.valid and nohint else None
+    earned = designer_regret(estimate, designer) if estimate is not None else 0.0
     advantages, flat = group_advantages(nohint) if nohint else ([], False)
     return DesignOutcome(
         design_id=design.design_id, valid=design.valid, scores_nohint=nohint, scores_hint=hint,
-        regret=regret, reward=designer_reward(design.valid, regret, invalid_penalty,
-                                              check_progress(design) if partial_credit else 0.0),
-        agent_advantages=tuple(advantages), agent_zero_variance=flat,
+        regret=estimate.regret if estimate is not None else 0.0,
+        reward=designer_reward(design.valid, earned, invalid_penalty,
+                               check_progress(design) if partial_credit else 0.0),
+        agent_advantages=tuple(advantages), agent_zero_variance=flat, estimate=estimate,
     )
 
 
@@ -94,6 +118,7 @@ def iteration_metrics(
     """The iteration's metrics under their stable names (perf/ figures are added by the loop)."""
     first_failed = [d for d in designs if not d.attempts[0].verdict.valid]
     valid = [o for o in outcomes if o.valid]
+    estimates = [o.estimate for o in valid if o.estimate is not None]  # the valid designs played
     by_arm = {arm: [e for e in episodes if e.arm is arm] for arm in Arm}
     novel_rejects = sum(1 for d in designs for a in d.attempts
                         if a.verdict.failure is not None and a.verdict.failure.name == "novel")
@@ -106,6 +131,8 @@ def iteration_metrics(
         "design/attempts_mean": mean([float(len(d.attempts)) for d in designs]),
         "design/novel_rejects": float(novel_rejects),
         "reward/regret_mean": mean([o.regret for o in valid]),
+        "reward/regret_ci_width": mean([e.width for e in estimates]),
+        "reward/regret_positive_share": mean([1.0 if e.regret > 0 else 0.0 for e in estimates]),
         "reward/designer_mean": mean([o.reward for o in outcomes]),
         "reward/agent_mean": mean([e.score for e in by_arm[Arm.NOHINT]]),
         "rollout/episodes": float(len(episodes)),

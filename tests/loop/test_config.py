@@ -10,6 +10,7 @@ import pytest
 from spadework.config import RunConfig, load_config
 from spadework.errors import ConfigError
 from spadework.policy.settings import PolicyKind
+from spadework.rewards import DesignerReward
 
 
 def test_defaults_and_overrides():
@@ -38,6 +39,10 @@ def test_resolved_config_round_trips_through_toml(tmp_path: Path):
          "config field 'policy.kind': Input should be 'embedded', 'openai', 'hf' or 'scripted'"),
         ("[agent.sampling]\ntemperature = 'hot'\n",
          "config field 'agent.sampling.temperature': Input should be a valid number"),
+        ("[rewards]\ndesigner = 'lcb'\n",
+         "config field 'rewards.designer': Input should be 'regret' or 'regret_lcb'"),
+        ("[rewards]\nconfidence = 1.0\n",
+         "config field 'rewards.confidence': Input should be less than 1"),
         ("[run\n", "not valid TOML"),
     ],
 )
@@ -48,6 +53,18 @@ def test_bad_config_names_the_field(tmp_path: Path, text: str, message: str):
         load_config(path)
     assert str(error.value).startswith(f"{path}: ")
     assert message in str(error.value)
+
+
+def test_the_designer_reward_and_confidence_load_and_round_trip(tmp_path: Path):
+    assert load_config(None).rewards.designer is DesignerReward.REGRET
+    assert load_config(None).rewards.confidence == 0.95
+    path = tmp_path / "lcb.toml"
+    path.write_text('[rewards]\ndesigner = "regret_lcb"\nconfidence = 0.9\n')
+    config = load_config(path)
+    assert config.rewards.designer is DesignerReward.REGRET_LCB and config.rewards.confidence == 0.9
+    assert 'designer = "regret_lcb"' in config.to_toml()
+    path.write_text(config.to_toml())
+    assert load_config(path) == config
 
 
 def test_missing_config_file(tmp_path: Path):

@@ -15,6 +15,7 @@ import pytest
 from spadework.archive import Archive
 from spadework.cli import main
 from spadework.config import load_config
+from spadework.rewards import regret_estimate
 from spadework.run import run
 
 STABLE = ("design/valid_rate", "design/repair_success", "reward/regret_mean",
@@ -60,9 +61,36 @@ def test_cli_run_end_to_end(tmp_path: Path, capsys):
                                                      strict=True)) / 2)
         assert metrics["regret"] == pytest.approx(expected)
         assert metrics["transcripts"]["hint"]["arm"] == "hint"
+        assert_interval_archived(metrics)
     assert any(r.metrics["regret"] > 0 for r in finals)
     episodes = (run_dir / "episodes" / "iteration-0001.jsonl").read_text().splitlines()
     assert len(episodes) == 4 * sum(1 for r in finals if r.metrics["iteration"] == 1)
+
+
+def assert_interval_archived(metrics: dict) -> None:
+    """A played final attempt keeps its regret's interval, as computed from its archived scores."""
+    estimate = regret_estimate(metrics["scores_hint"], metrics["scores_nohint"])
+    assert metrics["regret_ci"] == estimate.to_json()
+    assert metrics["regret_plays"] == metrics["regret_ci"]["plays"] == len(metrics["scores_hint"])
+    assert metrics["regret_low"] == max(0.0, metrics["regret_ci"]["low"])
+    assert metrics["regret_high"] == max(0.0, metrics["regret_ci"]["high"]) > 0.0
+    assert metrics["regret_low"] == 0.0  # two plays never clear zero at 95%
+
+
+@pytest.mark.timeout(120)
+def test_the_lcb_designer_reward_is_the_archived_lower_bound(tmp_path: Path):
+    run(scripted(**{"run.iterations": 1, "run.designs": 4, "rewards.designer": "regret_lcb",
+                    "designer.invalid_penalty": 1.0}), tmp_path / "run")
+    with Archive.open(tmp_path / "run", create=False) as archive:
+        records = [r for r in archive.records() if r.metrics["final"]]
+    played = [r.metrics for r in records if r.valid]
+    assert played and any(m["regret"] > 0 for m in played)  # the paper's regret is still recorded
+    for metrics in played:
+        assert_interval_archived(metrics)
+        assert metrics["designer_reward"] == metrics["regret_low"] == 0.0
+    for record in records:
+        if not record.valid:
+            assert "regret_low" not in record.metrics and record.metrics["designer_reward"] == -1.0
 
 
 @pytest.mark.timeout(180)

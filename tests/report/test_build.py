@@ -45,6 +45,30 @@ def test_every_environment_has_a_row_and_a_detail_panel(html: str, report_run: A
         assert html_module.escape(record.reason[:60]) in html
 
 
+def test_the_browser_shows_each_regret_interval_and_how_it_was_made(html: str, report_run: Any):
+    assert '<th data-type="number" class="num">regret 95% CI</th>' in html
+    with Archive.open(report_run.run_dir, create=False) as archive:
+        records = list(archive.records())
+    played = [r for r in records if "regret_low" in r.metrics]
+    assert played and report_run.hostile_id not in [r.id for r in played]  # hand-made: an older record
+    for record in records:
+        row = re.search(f'<tr class="env-row" data-env="{record.id}".*?</tr>', html, re.S)
+        assert row is not None
+        attrs, text = re.findall(r"<td([^>]*)>(.*?)</td>", row.group(0), re.S)[7]
+        detail = html.split(f'id="env-{record.id}"')[1].split('<div class="env-detail"')[0]
+        m = record.metrics
+        if record in played:
+            interval = f'[{m["regret_low"]:.2f}, {m["regret_high"]:.2f}]'
+            assert text == interval and f'data-sort="{m["regret_low"]}"' in attrs
+            assert (f"{m['regret']:.3f}</strong>, 95% interval {interval} over 2 paired plays "
+                    "(paired differences, Agresti-Min adjusted); designer reward") in detail
+        else:
+            assert text == "" and 'data-sort=""' in attrs
+            assert "paired plays" not in detail
+    hostile = html.split(f'id="env-{report_run.hostile_id}"')[1].split('<div class="env-detail"')[0]
+    assert "regret <strong>1.000</strong>; designer reward 1.000" in hostile
+
+
 def test_hostile_text_is_escaped_everywhere(html: str, report_run: Any):
     assert "<script>alert(" not in html
     assert html.count("<script") == 2  # the map's JSON block and the page script, nothing else

@@ -9,12 +9,16 @@ import pytest
 
 from spadework.rewards import (
     ALL_GROUP,
+    DesignerReward,
+    RegretEstimate,
     agent_rewards,
     centred_advantages,
+    designer_regret,
     designer_reward,
     group_advantages,
     mean,
     paired_regret,
+    regret_estimate,
     solve_rate,
 )
 from spadework.rollout import Arm
@@ -100,3 +104,39 @@ def test_solve_rate_and_mean():
     assert solve_rate([]) == 0.0
     assert mean([0.5, 1.0, 0.0, 0.5]) == 0.5
     assert mean([]) == 0.0
+
+
+def test_designer_regret_picks_the_point_or_the_lower_bound():
+    estimate = RegretEstimate(plays=4, mean_diff=0.5, low=0.125, high=0.875)
+    assert designer_regret(estimate) == 0.5
+    assert designer_regret(estimate, DesignerReward.REGRET) == 0.5
+    assert designer_regret(estimate, DesignerReward.REGRET_LCB) == 0.125
+    below = RegretEstimate(plays=2, mean_diff=-0.5, low=-0.9, high=0.2)
+    assert designer_regret(below) == 0.0 and designer_regret(below, DesignerReward.REGRET_LCB) == 0.0
+    assert [mode.value for mode in DesignerReward] == ["regret", "regret_lcb"]
+
+
+def test_the_lcb_pays_little_for_one_lucky_play_and_most_for_a_steady_lift():
+    # one lucky hinted play of two: m=4, S1=1, S2=2; centre 1/4, variance (2/4 - 1/16)/4 = 7/64
+    lucky = regret_estimate([1.0, 0.0], [0.0, 0.0])
+    assert lucky.low == pytest.approx(0.25 - 1.959964 * math.sqrt(7 / 64), abs=1e-6)
+    assert designer_reward(True, designer_regret(lucky, DesignerReward.REGRET)) == 0.5
+    assert designer_reward(True, designer_regret(lucky, DesignerReward.REGRET_LCB)) == 0.0
+    # four lifted plays of four: m=6, S1=4, S2=5; centre 2/3, variance (5/6 - 4/9)/6 = 7/108
+    steady = regret_estimate([1.0] * 4, [0.0] * 4)
+    lcb = 2 / 3 - 1.959964 * math.sqrt(7 / 108)
+    assert lcb == pytest.approx(0.16768, abs=1e-5)
+    assert designer_reward(True, designer_regret(steady, DesignerReward.REGRET_LCB)) == pytest.approx(lcb)
+    assert designer_reward(True, designer_regret(steady, DesignerReward.REGRET)) == 1.0
+    # an invalid design pays its penalty whatever the mode
+    assert designer_reward(False, designer_regret(steady, DesignerReward.REGRET_LCB), 0.5) == -0.5
+
+
+def test_two_plays_never_earn_a_positive_lcb_at_95_percent():
+    # the best two plays can do, both lifted fully: centre 1/2, variance (3/4 - 1/4)/4 = 1/8
+    best = regret_estimate([1.0, 1.0], [0.0, 0.0])
+    assert best.low == pytest.approx(0.5 - 1.959964 * math.sqrt(1 / 8), abs=1e-6) and best.low < 0
+    assert designer_regret(best, DesignerReward.REGRET_LCB) == 0.0
+    # at 80% the same two plays clear zero: 0.5 - 1.281552 * sqrt(1/8)
+    assert designer_regret(regret_estimate([1.0, 1.0], [0.0, 0.0], confidence=0.8),
+                           DesignerReward.REGRET_LCB) == pytest.approx(0.046903, abs=1e-6)

@@ -8,7 +8,7 @@ from rollout_fakes import CountingFakeSandbox, ScriptedFakePolicy, counter_env, 
 from spadework.errors import ConfigError, PolicyError
 from spadework.policy.base import Completion, Role, Sampling
 from spadework.rollout import Arm, EndReason, PlayJob, RolloutConfig, run_plays
-from spadework.rollout.prompt import agent_system_prompt
+from spadework.rollout.prompt import AgentForm, HintStyle, agent_system_prompt
 from spadework.sandbox import InProcessSandbox
 
 
@@ -66,12 +66,49 @@ def test_the_hint_line_appears_only_in_the_hinted_arm(good_source):
 
 
 def test_the_system_prompt_asks_for_a_boxed_action_and_is_not_the_designers():
-    prompt = agent_system_prompt()
-    assert "\\boxed{" in prompt and "one action" in prompt.lower()
+    prompt = agent_system_prompt(AgentForm.GAME)
+    assert "\\boxed{" in prompt and "one move" in prompt.lower()
     assert "environment designer" not in prompt.lower()
     episodes, _, _ = play(jobs_for(counter_env(solve_at=1)))
     assert episodes[0].messages[0].role is Role.SYSTEM
     assert episodes[0].messages[0].content == prompt
+
+
+ANSWER_SOURCE = """
+from spadework.envs import AnswerEnv
+
+
+class SumEnv(AnswerEnv):
+    def new_episode(self):
+        self.answer = 12
+        return "What is 3 + 9?"
+
+    def hint(self):
+        return "Count on from 9."
+"""
+
+
+def test_an_answer_puzzle_gets_the_answer_instructions_and_a_game_the_game_ones():
+    answer_prompt, game_prompt = agent_system_prompt(AgentForm.ANSWER), agent_system_prompt(AgentForm.GAME)
+    assert answer_prompt != game_prompt and "step by step" in answer_prompt and "\\boxed{}" in answer_prompt
+    for prompt in (answer_prompt, game_prompt):  # no example action a small model could copy
+        assert "go north" not in prompt and "\\boxed{}" in prompt
+    episodes, _, _ = play(jobs_for(ANSWER_SOURCE, counter_env(solve_at=1)), script=lambda c: "\\boxed{12}")
+    assert [e.messages[0].content for e in episodes] == [answer_prompt, game_prompt]
+    forced = PlayJob("forced", ANSWER_SOURCE, 0, Arm.NOHINT, AgentForm.GAME)
+    assert play([forced], script=lambda c: "\\boxed{12}")[0][0].messages[0].content == game_prompt
+
+
+def test_the_advice_style_frames_the_hint_as_a_tip_and_asks_for_the_box():
+    config = RolloutConfig(hint_style=HintStyle.ADVICE)
+    (hinted,), _, _ = play(jobs_for(ANSWER_SOURCE, arm=Arm.HINT), script=lambda c: "\\boxed{12}",
+                           config=config)
+    assert hinted.messages[1].content == ("What is 3 + 9?\n\nA tip that may help: Count on from 9.\n"
+                                          "Use it if it helps, and still write your reply as asked, ending "
+                                          "with \\boxed{}.")
+    assert RolloutConfig.from_json(config.to_json()) == config
+    job = PlayJob("x", ANSWER_SOURCE, 3, Arm.HINT, AgentForm.ANSWER)
+    assert PlayJob.from_json(job.to_json()) == job
 
 
 def test_an_environment_failing_in_step_ends_only_its_own_play_as_data():

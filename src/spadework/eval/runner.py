@@ -179,8 +179,8 @@ def eval_rollout(config: RunConfig) -> RolloutConfig:
     (0.0, 3072)
     """
     agent = config.agent
-    greedy = Sampling(temperature=0.0, top_p=1.0, max_tokens=agent.sampling.max_tokens, seed=config.run.seed)
-    return RolloutConfig(context_tokens=agent.context_tokens, concurrency=agent.concurrency, sampling=greedy)
+    return agent.rollout(Sampling(temperature=0.0, top_p=1.0, max_tokens=agent.sampling.max_tokens,
+                                  seed=config.run.seed))
 
 
 def held_out_rollout(rollout: RolloutConfig, tasks: Sequence[TaskSpec]) -> RolloutConfig:
@@ -221,7 +221,7 @@ def evaluate(
     if opener is None:
         require_packages(tasks)
         opener = TaskOpener(tasks)
-    jobs = [PlayJob(t.key, t.key, seed, Arm.NOHINT) for t in tasks for seed in seeds]
+    jobs = [PlayJob(t.key, t.key, seed, Arm.NOHINT, t.form) for t in tasks for seed in seeds]
     episodes = run_plays(policy, opener, jobs, held_out_rollout(rollout, tasks))
     specs = {t.key: t for t in tasks}
     items = tuple(ItemResult.of(specs[e.env_id], e) for e in episodes)

@@ -15,6 +15,7 @@ from typing import Any
 from spadework.envs import reasoning_gym_env, textarena_env
 from spadework.envs.heldout import import_package
 from spadework.errors import EnvError, UsageError
+from spadework.rollout.prompt import AgentForm
 
 
 class Suite(StrEnum):
@@ -46,6 +47,11 @@ class TaskSpec:
         'textarena/TowerOfHanoi-v0'
         """
         return f"{self.suite.value}/{self.task}"
+
+    @property
+    def form(self) -> AgentForm:
+        """The agent's instructions: a game for the multi-turn suites, else a puzzle with one answer."""
+        return AgentForm.GAME if self.suite in MULTI_TURN else AgentForm.ANSWER
 
     def to_json(self) -> dict[str, str]:
         return {"suite": self.suite.value, "task": self.task}

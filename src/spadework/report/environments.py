@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from spadework.archive import EnvRecord
-from spadework.report.rundata import EnvRow, fetch_records, number
+from spadework.report.rundata import EnvRow, ci_confidence, fetch_records, number
 from spadework.report.shell import Section, empty, esc, percent, table
 
 
@@ -39,9 +39,53 @@ class Limits:
 
 DEFAULT_LIMITS = Limits()
 
+INTERVAL_COLUMN = "regret CI"
+"""The interval column's header; ``interval_label`` names its confidence when the rows share one."""
 COLUMNS = (("id", "number"), ("iteration", "number"), ("design", "text"), ("class", "text"),
-           ("valid", "text"), ("reason", "text"), ("regret", "number"), ("solved, no hint", "number"),
-           ("solved, hint", "number"))
+           ("valid", "text"), ("reason", "text"), ("regret", "number"), (INTERVAL_COLUMN, "number"),
+           ("solved, no hint", "number"), ("solved, hint", "number"))
+INTERVAL_METHOD = "paired differences, Agresti-Min adjusted"
+"""How the regret's interval is computed, in a few words (``spadework.rewards.interval``)."""
+
+
+def confidence_label(confidence: float | None) -> str:
+    """A confidence as a percentage ("" when unknown).
+
+    >>> confidence_label(0.95), confidence_label(0.9), confidence_label(0.975), confidence_label(None)
+    ('95%', '90%', '97.5%', '')
+    """
+    return "" if confidence is None else f"{100 * confidence:g}%"
+
+
+def interval_label(rows: Sequence[EnvRow]) -> str:
+    """The interval column's header: with its confidence when every interval shares one.
+
+    >>> from dataclasses import replace
+    >>> row = EnvRow(1, 0, "d", 1, True, "E", True, "valid", None, 0.5, 0.0, 0.5, 0.0, 0.9, 0.95)
+    >>> interval_label([row]), interval_label([row, replace(row, confidence=0.8)]), interval_label([])
+    ('regret 95% CI', 'regret CI', 'regret CI')
+    """
+    levels = {r.confidence for r in rows if r.confidence is not None}
+    return f"regret {confidence_label(levels.pop())} CI" if len(levels) == 1 else INTERVAL_COLUMN
+
+
+def interval_text(metrics: dict[str, Any]) -> str:
+    """The archived regret interval in words: ends, plays and method ("" for records without one).
+
+    >>> interval_text({"regret_low": 0.0, "regret_high": 0.9, "regret_ci": {"plays": 2, "confidence": 0.95}})
+    '95% interval [0.00, 0.90] over 2 paired plays (paired differences, Agresti-Min adjusted)'
+    >>> interval_text({"regret": 0.5})
+    ''
+    """
+    low, high = number(metrics.get("regret_low")), number(metrics.get("regret_high"))
+    if low is None or high is None:
+        return ""
+    plays = number(metrics.get("regret_plays"))
+    if plays is None and isinstance(metrics.get("regret_ci"), dict):
+        plays = number(metrics["regret_ci"].get("plays"))
+    level = confidence_label(ci_confidence(metrics))
+    over = f" over {plays:g} paired plays" if plays is not None else ""
+    return f"{level} interval [{low:.2f}, {high:.2f}]{over} ({INTERVAL_METHOD})".lstrip()
 
 
 def detail_ids(rows: Sequence[EnvRow], cap: int) -> list[int]:
@@ -92,6 +136,14 @@ def _sort_value(value: float | None) -> object:
     return "" if value is None else value
 
 
+def _interval_cell(row: EnvRow) -> str:
+    """The regret's interval, sorted by its lower end; empty for records without one."""
+    if row.regret_low is None or row.regret_high is None:
+        return _cell("", "", "num")
+    title = f"{confidence_label(row.confidence)} interval of the regret ({INTERVAL_METHOD})".lstrip()
+    return _cell(f"[{row.regret_low:.2f}, {row.regret_high:.2f}]", row.regret_low, "num", title)
+
+
 def row_html(row: EnvRow) -> str:
     """One table row; sortable cells carry their raw value in ``data-sort``."""
     pill = '<span class="pill valid">yes</span>' if row.valid else '<span class="pill invalid">no</span>'
@@ -104,6 +156,7 @@ def row_html(row: EnvRow) -> str:
         _cell(pill, "yes" if row.valid else "no"),
         _cell(esc(row.reason[:160]), row.reason[:160], "reason", row.reason[:600]),
         _cell("" if row.regret is None else f"{row.regret:.2f}", _sort_value(row.regret), "num"),
+        _interval_cell(row),
         _cell(percent(row.solve_nohint), _sort_value(row.solve_nohint), "num"),
         _cell(percent(row.solve_hint), _sort_value(row.solve_hint), "num"),
     ]
@@ -113,8 +166,9 @@ def row_html(row: EnvRow) -> str:
 def env_table(rows: Sequence[EnvRow]) -> str:
     """The sortable table (click a header to sort; click a row to open its details)."""
     numeric = ' class="num"'
-    head = "".join(f'<th data-type="{kind}"{numeric if kind == "number" else ""}>{esc(label)}</th>'
-                   for label, kind in COLUMNS)
+    labels = {INTERVAL_COLUMN: interval_label(rows)}
+    head = "".join(f'<th data-type="{kind}"{numeric if kind == "number" else ""}>'
+                   f"{esc(labels.get(label, label))}</th>" for label, kind in COLUMNS)
     body = "\n".join(row_html(r) for r in rows)
     return (f'<div class="table-box"><table class="sortable" id="env-table"><thead><tr>{head}</tr></thead>'
             f"<tbody>\n{body}\n</tbody></table></div>")
@@ -145,8 +199,10 @@ def scores_html(metrics: dict[str, Any]) -> str:
         shown = ", ".join(f"{s:.2f}" if number(s) is not None else "?" for s in scores)
         rows.append([label, esc(shown), percent(number(metrics.get(rate)))])
     regret, reward = number(metrics.get("regret")), number(metrics.get("designer_reward"))
-    note = (f'<p>regret <strong>{"?" if regret is None else f"{regret:.3f}"}</strong>; designer reward '
-            f'{"?" if reward is None else f"{reward:.3f}"}</p>')
+    interval = interval_text(metrics)
+    said = f", {esc(interval)}" if interval else ""
+    note = (f'<p>regret <strong>{"?" if regret is None else f"{regret:.3f}"}</strong>{said}; '
+            f'designer reward {"?" if reward is None else f"{reward:.3f}"}</p>')
     return table(["arm", "scores on the paired seeds", "solved"], rows) + note
 
 

@@ -36,6 +36,11 @@ class EnvRow:
     regret: float | None
     solve_nohint: float | None
     solve_hint: float | None
+    regret_low: float | None = None
+    """The regret's interval (both ends clipped at 0); None in archives written before it was kept."""
+    regret_high: float | None = None
+    confidence: float | None = None
+    """The interval's two-sided confidence."""
 
     @classmethod
     def of(cls, record: EnvRecord) -> EnvRow:
@@ -47,7 +52,8 @@ class EnvRow:
             class_name=record.class_name, valid=record.valid, reason=record.reason,
             domain=m.get("domain") if isinstance(m.get("domain"), str) else None,
             regret=number(m.get("regret")), solve_nohint=number(m.get("solve_rate_nohint")),
-            solve_hint=number(m.get("solve_rate_hint")),
+            solve_hint=number(m.get("solve_rate_hint")), regret_low=number(m.get("regret_low")),
+            regret_high=number(m.get("regret_high")), confidence=ci_confidence(m),
         )
 
 
@@ -91,6 +97,18 @@ def number(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     return float(value) if math.isfinite(value) else None
+
+
+def ci_confidence(metrics: dict[str, Any]) -> float | None:
+    """The confidence of an archived regret interval, or None when there is none (older archives).
+
+    >>> ci_confidence({"regret_ci": {"confidence": 0.95}}), ci_confidence({"regret_ci": "?"})
+    (0.95, None)
+    >>> ci_confidence({}) is None
+    True
+    """
+    interval = metrics.get("regret_ci")
+    return number(interval.get("confidence")) if isinstance(interval, dict) else None
 
 
 def _integer(value: Any) -> int | None:

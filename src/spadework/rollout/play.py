@@ -25,7 +25,7 @@ from spadework.envs.contract import (
 from spadework.errors import EnvContractError, EnvError, PolicyError
 from spadework.policy.base import Completion, Message, Policy, Role
 from spadework.rollout.boxed import extract_command
-from spadework.rollout.prompt import opening_messages
+from spadework.rollout.prompt import form_of_source, opening_messages
 from spadework.rollout.records import (
     Arm,
     EndReason,
@@ -155,7 +155,8 @@ def _start(play: _Play, sandbox: EnvOpener, config: RolloutConfig) -> None:
     except EnvError as exc:
         play.finish(EndReason.ENV_ERROR, str(exc))
         return
-    play.messages = opening_messages(observation, play.hint)
+    form = play.job.form or form_of_source(play.job.source)
+    play.messages = opening_messages(observation, play.hint, form, config.hint_style)
 
 
 def _step(play: _Play) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 
 from spadework.errors import ConfigError
 from spadework.policy.base import Message, Sampling
+from spadework.rollout.prompt import AgentForm, HintStyle
 
 
 class Arm(StrEnum):
@@ -44,19 +45,24 @@ class PlayJob:
         source: the environment's Python source.
         seed: passed to ``reset``; the two arms of one environment use the same seeds.
         arm: with or without the hint.
+        form: the agent's instructions; None: read from the source (``form_of_source``).
     """
 
     env_id: str
     source: str
     seed: int
     arm: Arm
+    form: AgentForm | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"env_id": self.env_id, "source": self.source, "seed": self.seed, "arm": self.arm.value}
+        return {"env_id": self.env_id, "source": self.source, "seed": self.seed, "arm": self.arm.value,
+                "form": None if self.form is None else self.form.value}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> PlayJob:
-        return cls(data["env_id"], data["source"], int(data["seed"]), Arm(data["arm"]))
+        form = data.get("form")
+        return cls(data["env_id"], data["source"], int(data["seed"]), Arm(data["arm"]),
+                   None if form is None else AgentForm(form))
 
 
 @dataclass(frozen=True)
@@ -138,12 +144,14 @@ class RolloutConfig:
             with ``EndReason.CONTEXT``.
         concurrency: environment calls (open, reset, step) in flight at once.
         sampling: sampling settings of the agent's replies.
+        hint_style: how the hinted arm shows the hint.
     """
 
     max_turns_cap: int = 10
     context_tokens: int = 3072
     concurrency: int = 8
     sampling: Sampling = field(default_factory=Sampling)
+    hint_style: HintStyle = HintStyle.LINE
 
     def __post_init__(self) -> None:
         for name in ("max_turns_cap", "context_tokens", "concurrency"):
@@ -154,6 +162,7 @@ class RolloutConfig:
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["sampling"]["stop"] = list(self.sampling.stop)
+        data["hint_style"] = self.hint_style.value
         return data
 
     @classmethod
@@ -163,4 +172,6 @@ class RolloutConfig:
             sampling = dict(fields["sampling"])
             sampling["stop"] = tuple(sampling.get("stop", ()))
             fields["sampling"] = Sampling(**sampling)
+        if "hint_style" in fields:
+            fields["hint_style"] = HintStyle(fields["hint_style"])
         return cls(**fields)
