@@ -15,6 +15,7 @@ from rich.table import Table
 from spadework import __version__
 from spadework.ablate import Ablation, HeldOut, ablate, markdown_table
 from spadework.archive import Archive, EnvRecord, export_jsonl, export_parquet
+from spadework.calibrate.command import add_parser as add_calibrate_parser
 from spadework.config import load_config
 from spadework.envs.contract import episode_score, is_solved
 from spadework.errors import CheckFailed, EnvError, ParseError, SpadeworkError, UsageError
@@ -77,6 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_ablate_parser(commands)
     add_report_parser(commands)
     add_eval_parser(commands)
+    add_calibrate_parser(commands)
 
     archive = commands.add_parser("archive", help="list, show or export a run's archive")
     verbs = archive.add_subparsers(dest="verb", required=True)

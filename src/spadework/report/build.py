@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from spadework.errors import SpadeworkError
 from spadework.loop import write_atomically
+from spadework.report.calibration import calibration_section, load_calibrations
 from spadework.report.curves import curves_section
 from spadework.report.diversity_map import map_section
 from spadework.report.environments import DEFAULT_LIMITS, Limits, environments_section
@@ -24,7 +25,8 @@ if TYPE_CHECKING:  # the diversity part is imported only when it measures
 
 REPORT_FILE = "report.html"
 SECTION_IDS = ("config", "curves", "eval", "diversity", "environments")
-"""The section ids of every report, in page order."""
+"""The section ids of every report, in page order; a run with calibration results
+(``spadework calibrate``) also gets ``calibration`` after ``eval``."""
 
 
 def measure_diversity(run_dir: Path, valid: int) -> tuple[RunDiversity | None, str]:
@@ -48,10 +50,12 @@ def report_sections(run_dir: Path, diversity: RunDiversity | None = None,
     note = ""
     if diversity is None:
         diversity, note = measure_diversity(run_dir, run.valid_count)
+    calibrations = load_calibrations(run_dir)
     return [
         config_section(run),
         curves_section(run.metrics),
         eval_section(load_evals(run_dir), run.metrics),
+        *([calibration_section(calibrations)] if calibrations else []),
         map_section(diversity, note),
         environments_section(run_dir, run.rows, limits),
     ]

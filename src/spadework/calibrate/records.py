@@ -1,0 +1,167 @@
+"""Records of a calibration: the kinds of environment, what the validator said, what each scored."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from spadework.calibrate.stats import PairedScores, RankCorrelation, Separation, rank_correlation, separation
+
+
+class Kind(StrEnum):
+    """What an environment is known to be, from its file name's prefix (``easy_add.py``: easy).
+
+    EASY: solved without the hint by a small model; its regret should be about 0.
+    FRONTIER: solved reliably only with the method its hint gives; its regret should be high.
+    IMPOSSIBLE: beyond anyone without a computer, hint or not; its regret should be about 0.
+    LEAKING: a hint that gives the answer away, or a puzzle that does not decide it; the validator
+        must reject it.
+    UNRANKED: no known prefix; played and reported, not ranked.
+    """
+
+    EASY = "easy"
+    FRONTIER = "frontier"
+    IMPOSSIBLE = "impossible"
+    LEAKING = "leaking"
+    UNRANKED = "unranked"
+
+    @classmethod
+    def of_path(cls, path: Path) -> Kind:
+        """The kind a file's name announces.
+
+        >>> Kind.of_path(Path("envs/frontier_sequence.py")), Kind.of_path(Path("mine.py"))
+        (<Kind.FRONTIER: 'frontier'>, <Kind.UNRANKED: 'unranked'>)
+        >>> Kind.of_path(Path("unranked_x.py")), Kind.of_path(Path("easy.py"))
+        (<Kind.UNRANKED: 'unranked'>, <Kind.UNRANKED: 'unranked'>)
+        """
+        prefix, underscore, _ = path.name.partition("_")
+        known = {k.value: k for k in cls if k is not cls.UNRANKED}
+        return known.get(prefix, cls.UNRANKED) if underscore else cls.UNRANKED
+
+    @property
+    def expected(self) -> float | None:
+        """The regret this kind should earn in the expected order (None: not ranked).
+
+        >>> Kind.FRONTIER.expected, Kind.IMPOSSIBLE.expected, Kind.LEAKING.expected
+        (1.0, 0.0, None)
+        """
+        return EXPECTED_SCORE.get(self)
+
+
+EXPECTED_SCORE = {Kind.FRONTIER: 1.0, Kind.EASY: 0.0, Kind.IMPOSSIBLE: 0.0}
+"""The expected order regret should follow: frontier above easy and impossible."""
+
+
+class Screening(StrEnum):
+    """The validator's verdict read against the file's kind.
+
+    VALID: a non-leaking file accepted; played.
+    REJECTED: a non-leaking file rejected; not played (the file needs fixing).
+    LEAK_CAUGHT: a leaking file rejected, as it must be: a pass for the validator.
+    LEAK_MISSED: a leaking file accepted: a hole in the validator, flagged; played, not ranked.
+    """
+
+    VALID = "valid"
+    REJECTED = "rejected"
+    LEAK_CAUGHT = "leak caught"
+    LEAK_MISSED = "LEAK MISSED"
+
+    @classmethod
+    def of(cls, kind: Kind, valid: bool) -> Screening:
+        """What a verdict (valid or not) means for a file of ``kind``.
+
+        >>> Screening.of(Kind.LEAKING, True), Screening.of(Kind.EASY, False)
+        (<Screening.LEAK_MISSED: 'LEAK MISSED'>, <Screening.REJECTED: 'rejected'>)
+        """
+        if kind is Kind.LEAKING:
+            return cls.LEAK_MISSED if valid else cls.LEAK_CAUGHT
+        return cls.VALID if valid else cls.REJECTED
+
+    @property
+    def played(self) -> bool:
+        """Whether the validator accepted the file, so the agent plays it."""
+        return self in (Screening.VALID, Screening.LEAK_MISSED)
+
+
+@dataclass(frozen=True)
+class EnvResult:
+    """One calibration file: its kind, its verdict, and its plays when it was valid.
+
+    Attributes:
+        path: the file.
+        kind: from its name.
+        screening: the verdict read against the kind.
+        reason: the verdict in one line (``valid``, or the first failed check and its message).
+        failed_check: the first failed check's name, when rejected.
+        scores: the paired plays, when played.
+        env_errors: episodes in which the environment failed while played (scored 0).
+    """
+
+    path: Path
+    kind: Kind
+    screening: Screening
+    reason: str
+    failed_check: str | None = None
+    scores: PairedScores | None = None
+    env_errors: int = 0
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+    @property
+    def ranked(self) -> bool:
+        """Whether it counts in the rank correlation: played, of a kind with an expected score."""
+        return self.scores is not None and self.kind.expected is not None
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"name": self.name, "path": str(self.path), "kind": self.kind.value,
+                                "expected": self.kind.expected, "screening": self.screening.value,
+                                "valid": self.screening.played, "reason": self.reason,
+                                "failed_check": self.failed_check, "scores": None,
+                                "env_errors": self.env_errors}
+        if self.scores is not None:
+            estimate = self.scores.estimate()
+            data.update(scores=self.scores.to_json(), solve_rate_nohint=self.scores.solve_rate(hinted=False),
+                        solve_rate_hint=self.scores.solve_rate(hinted=True), regret=estimate.regret,
+                        regret_low=estimate.regret_low, regret_high=estimate.regret_high,
+                        estimate=estimate.to_json())
+        return data
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """A whole calibration: every file's result, the seeds played and the sandbox's isolation."""
+
+    results: tuple[EnvResult, ...]
+    seeds: tuple[int, ...]
+    isolation: str
+
+    def of_kind(self, kind: Kind) -> tuple[PairedScores, ...]:
+        """The plays of the played environments of one kind."""
+        return tuple(r.scores for r in self.results if r.kind is kind and r.scores is not None)
+
+    def correlation(self) -> RankCorrelation:
+        """Spearman's rho of the ranked environments' regrets against the expected order."""
+        pairs = [(r.kind.expected, r.scores.estimate().regret) for r in self.results
+                 if r.ranked and r.kind.expected is not None and r.scores is not None]
+        return rank_correlation([expected for expected, _ in pairs], [regret for _, regret in pairs])
+
+    def separation(self) -> Separation:
+        """When the pooled frontier and easy regrets separate at 95%."""
+        return separation(self.of_kind(Kind.FRONTIER), self.of_kind(Kind.EASY))
+
+    def with_screening(self, screening: Screening) -> tuple[EnvResult, ...]:
+        return tuple(r for r in self.results if r.screening is screening)
+
+    def summary_json(self) -> dict[str, Any]:
+        return {
+            "ranked": sum(1 for r in self.results if r.ranked),
+            "spearman": self.correlation().to_json(),
+            "separation": self.separation().to_json(),
+            "leaks_caught": [r.name for r in self.with_screening(Screening.LEAK_CAUGHT)],
+            "leaks_missed": [r.name for r in self.with_screening(Screening.LEAK_MISSED)],
+            "rejected": [r.name for r in self.with_screening(Screening.REJECTED)],
+        }

@@ -1,0 +1,127 @@
+"""A calibration's output: one JSON file (the shape below) and rich tables of it.
+
+::
+
+    {"created_at": ISO time, "policy": {"name", "spec"}, "seeds": [...], "plays": K,
+     "isolation": "namespaces" | "rlimits" | "none", "rollout": {RolloutConfig},
+     "environments": [{"name", "path", "kind", "expected", "screening", "valid", "reason",
+                       "failed_check", "scores": {"nohint": [...], "hint": [...]} | null, "env_errors",
+                       # only when played:
+                       "solve_rate_nohint", "solve_rate_hint", "regret", "regret_low", "regret_high",
+                       "estimate": {"plays", "mean_diff", "low", "high", "confidence"}}],
+     "summary": {"ranked", "spearman": {"rho", "p_value", "n", "meaning"},
+                 "separation": {"reached", "k", "plays", "text", "frontier": ESTIMATE | null,
+                                "easy": ESTIMATE | null},
+                 "leaks_caught": [names], "leaks_missed": [names], "rejected": [names]}}
+
+``kind`` is the file name's prefix (``easy``, ``frontier``, ``impossible``, ``leaking``, or
+``unranked``); ``expected`` its score in the expected order (1, 0, 0, null, null); ``screening`` the
+verdict read against the kind (``valid``, ``rejected``, ``leak caught``, ``LEAK MISSED``); ``scores``
+per seed in seed order; ``env_errors`` the episodes whose environment failed while played (scored
+0); ``regret_low``/``regret_high`` the regret's 95% interval (clipped at 0).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+
+from spadework.calibrate.records import Calibration, EnvResult, Kind, Screening
+from spadework.rollout import RolloutConfig
+
+CALIBRATION_DIR = "calibration"
+"""Where a run keeps its calibration reports (``RUN_DIR/calibration/*.json``); its report reads them."""
+
+SCREENING_STYLE = {Screening.VALID: "green", Screening.REJECTED: "yellow", Screening.LEAK_CAUGHT: "green",
+                   Screening.LEAK_MISSED: "bold red"}
+
+
+def report_json(calibration: Calibration, policy: tuple[str, str], rollout: RolloutConfig,
+                created_at: str) -> dict[str, Any]:
+    """The whole report (see the module).
+
+    Args:
+        calibration: what was found.
+        policy: the policy's name and its ``--policy`` text.
+        rollout: the settings the episodes were played with.
+        created_at: an ISO time.
+    """
+    return {
+        "created_at": created_at,
+        "policy": {"name": policy[0], "spec": policy[1]},
+        "seeds": list(calibration.seeds),
+        "plays": len(calibration.seeds),
+        "isolation": calibration.isolation,
+        "rollout": rollout.to_json(),
+        "environments": [r.to_json() for r in calibration.results],
+        "summary": calibration.summary_json(),
+    }
+
+
+def _regret_cells(result: EnvResult) -> list[str | Text]:
+    if result.scores is None:
+        return ["–"] * 4
+    estimate = result.scores.estimate()
+    return [f"{result.scores.solve_rate(hinted=False):.2f}", f"{result.scores.solve_rate(hinted=True):.2f}",
+            f"{estimate.regret:.2f}", Text(f"[{estimate.regret_low:.2f}, {estimate.regret_high:.2f}]")]
+
+
+def regret_table(calibration: Calibration) -> Table:
+    """Per environment: kind, the validator's word, solve rates per arm, regret and its interval."""
+    table = Table(title=f"Calibration: regret on {len(calibration.seeds)} paired seeds (95% interval)")
+    for column in ("environment", "kind", "validator", "solved, no hint", "solved, hint", "regret",
+                   "95% interval"):
+        numeric = column not in ("environment", "kind", "validator")
+        table.add_column(column, justify="right" if numeric else "left", overflow="fold")
+    order = list(Kind)
+    for result in sorted(calibration.results, key=lambda r: (order.index(r.kind), r.name)):
+        screening = Text(result.screening.value, style=SCREENING_STYLE[result.screening])
+        table.add_row(Text(result.name), result.kind.value, screening, *_regret_cells(result))
+    return table
+
+
+def rejected_table(calibration: Calibration) -> Table | None:
+    """The files the validator rejected, with the reason; None when it rejected none."""
+    rejected = [r for r in calibration.results if not r.screening.played]
+    if not rejected:
+        return None
+    table = Table(title="Rejected by the validator (a leaking file rejected is a pass)")
+    for column in ("environment", "kind", "validator", "reason"):
+        table.add_column(column, overflow="fold")
+    for result in rejected:
+        screening = Text(result.screening.value, style=SCREENING_STYLE[result.screening])
+        table.add_row(Text(result.name), result.kind.value, screening, Text(result.reason))
+    return table
+
+
+def summary_lines(calibration: Calibration) -> list[Text]:
+    """The findings in words: missed leaks (loudly), the rank correlation and the separation."""
+    lines = [Text(f"LEAK MISSED: the validator accepted {r.name}, whose hint or puzzle gives the answer "
+                  "away; it was played but not ranked", style="bold red")
+             for r in calibration.with_screening(Screening.LEAK_MISSED)]
+    rho = calibration.correlation()
+    if rho.rho is None:
+        lines.append(Text(f"Spearman's rho: undefined over {rho.n} ranked environments (every regret, or "
+                          "every expected score, the same)"))
+    else:
+        lines.append(Text(f"Spearman's rho (regret against the expected order, {rho.n} environments): "
+                          f"{rho.rho:+.2f} (p = {rho.p_value:.3f}); {_rho_word(rho.rho)}"))
+    lines.append(Text(f"Frontier above easy at 95%: {calibration.separation().describe()}"))
+    return lines
+
+
+def _rho_word(rho: float) -> str:
+    """What the sign of rho says.
+
+    >>> _rho_word(-0.5)
+    'regret ranks them the wrong way round'
+    >>> _rho_word(0.0)
+    'no relation between regret and the expected order'
+    """
+    if rho > 0:
+        return "regret ranks frontier environments above easy and impossible ones, as it should"
+    if rho < 0:
+        return "regret ranks them the wrong way round"
+    return "no relation between regret and the expected order"

@@ -1,0 +1,157 @@
+"""Validating and playing a calibration set: ``calibrate``, the library function behind the command.
+
+Every file is validated in the sandbox; every one the validator accepts is played on the same
+K seeds (from a range no run uses: ``CALIBRATION_SEED_START`` on) in both arms, all episodes
+together through ``run_plays``, as the loop plays (its agent's turn cap, context and sampling).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from spadework.calibrate.records import Calibration, EnvResult, Kind, Screening
+from spadework.calibrate.stats import PairedScores
+from spadework.config import RunConfig
+from spadework.errors import UsageError
+from spadework.policy.base import Policy, Sampling
+from spadework.rollout import Arm, EndReason, Episode, PlayJob, RolloutConfig, run_plays
+from spadework.validate import Verdict, read_source, validate
+from spadework.validate.parse import extract_code
+
+BUNDLED_DIR = Path(__file__).resolve().parent / "envs"
+"""The bundled calibration set: ``easy_*``, ``frontier_*``, ``impossible_*`` and ``leaking_*`` files."""
+
+CALIBRATION_SEED_START = 10_000
+"""The first calibration seed: far from the validator's seeds (0, 1, 2...) and a run's first ones."""
+
+DEFAULT_PLAYS = 4
+"""Paired seeds per environment by default."""
+
+
+@dataclass(frozen=True)
+class CalibrationFile:
+    """One environment file to calibrate with.
+
+    Attributes:
+        path: the file as given.
+        kind: from its name's prefix.
+        text: its content.
+        is_reply: whether it is a designer reply (not a ``.py`` module).
+    """
+
+    path: Path
+    kind: Kind
+    text: str
+    is_reply: bool = False
+
+    @property
+    def code(self) -> str:
+        """The module to play: the reply's code block for a reply (only valid files are played)."""
+        return extract_code(self.text) if self.is_reply else self.text
+
+
+def bundled_paths() -> tuple[Path, ...]:
+    """The bundled calibration files, sorted by name."""
+    return tuple(sorted(BUNDLED_DIR.glob("*.py")))
+
+
+def _files_under(path: Path) -> list[Path]:
+    if path.is_dir():
+        found = sorted(p for p in path.glob("*.py") if p.name != "__init__.py")
+        if not found:
+            raise UsageError(f"{path}: a folder with no environment files (*.py); give files or folders "
+                             "that hold them")
+        return found
+    if not path.exists():
+        raise UsageError(f"{path}: no such file or folder; give environment files or folders of them")
+    return [path]
+
+
+def load_files(paths: Sequence[Path]) -> tuple[CalibrationFile, ...]:
+    """The environment files that ``paths`` name: files as given, folders' ``*.py`` files by name,
+    each once; the bundled set when ``paths`` is empty.
+
+    Raises:
+        UsageError: a path that does not exist, a folder without ``*.py`` files, an unreadable file.
+    """
+    found = [p for path in (paths or bundled_paths()) for p in _files_under(Path(path))]
+    if not found:
+        raise UsageError(f"no calibration files in {BUNDLED_DIR}; is the package installed whole?")
+    unique: dict[Path, Path] = {}
+    for path in found:
+        unique.setdefault(path.resolve(), path)
+    files = []
+    for path in unique.values():
+        text, is_reply = read_source(path)
+        files.append(CalibrationFile(path, Kind.of_path(path), text, is_reply))
+    return tuple(files)
+
+
+def calibration_rollout(config: RunConfig) -> RolloutConfig:
+    """Rollout settings as the loop plays: the config's ``[agent]`` turn cap, context budget,
+    concurrency, hint style and sampling, seeded by ``run.seed``.
+
+    >>> from spadework.config import load_config
+    >>> rollout = calibration_rollout(load_config(None))
+    >>> rollout.max_turns_cap, rollout.sampling.temperature, rollout.context_tokens
+    (6, 0.7, 3072)
+    """
+    sampling = config.agent.sampling
+    return config.agent.rollout(Sampling(temperature=sampling.temperature, top_p=sampling.top_p,
+                                         max_tokens=sampling.max_tokens, seed=config.run.seed))
+
+
+def screen(file: CalibrationFile, sandbox: Any) -> EnvResult:
+    """Validate one file and read the verdict against its kind (not yet played)."""
+    verdict: Verdict = validate(file.text, sandbox, is_reply=file.is_reply)
+    failed = verdict.failure
+    return EnvResult(file.path, file.kind, Screening.of(file.kind, verdict.valid), verdict.reason,
+                     failed.name if failed is not None else None)
+
+
+def _played(result: EnvResult, episodes: Sequence[Episode], env_id: str, seeds: Sequence[int]) -> EnvResult:
+    """``result`` with the scores of its episodes (``env_id``) in seed order, and their errors."""
+    mine = [e for e in episodes if e.env_id == env_id]
+    score = {(e.seed, e.arm): e.score for e in mine}
+    scores = PairedScores(tuple(score[(s, Arm.HINT)] for s in seeds),
+                          tuple(score[(s, Arm.NOHINT)] for s in seeds))
+    return replace(result, scores=scores, env_errors=sum(1 for e in mine if e.end is EndReason.ENV_ERROR))
+
+
+def calibrate(
+    files: Sequence[CalibrationFile],
+    policy: Policy,
+    sandbox: Any,
+    rollout: RolloutConfig,
+    seeds: Sequence[int],
+) -> Calibration:
+    """Validate every file, play the valid ones on ``seeds`` in both arms, and collect the results.
+
+    Args:
+        files: what to calibrate with (``load_files``).
+        policy: the agent.
+        sandbox: validates and opens the environments (``Sandbox``; ``InProcessSandbox`` in tests).
+        rollout: turn cap, context, concurrency and sampling (``calibration_rollout``).
+        seeds: the paired seeds, the same in both arms and for every environment.
+
+    Returns:
+        The results in file order, the seeds and the sandbox's isolation.
+
+    Raises:
+        UsageError: no seeds.
+        PolicyError: the policy failed.
+    """
+    seeds = tuple(dict.fromkeys(int(s) for s in seeds))
+    if not seeds:
+        raise UsageError("calibration needs at least one paired seed; give --plays 1 or more")
+    screened = [screen(file, sandbox) for file in files]
+    jobs = [PlayJob(str(index), file.code, seed, arm)
+            for index, (file, result) in enumerate(zip(files, screened, strict=True))
+            if result.screening.played for seed in seeds for arm in Arm]
+    episodes = run_plays(policy, sandbox, jobs, rollout) if jobs else []
+    results = tuple(_played(result, episodes, str(index), seeds) if result.screening.played else result
+                    for index, result in enumerate(screened))
+    return Calibration(results, seeds, sandbox.isolation.value)
