@@ -88,7 +88,7 @@ class AgentSection(Section):
     concurrency: int = Field(8, ge=1, description="environment steps in flight")
     hint_style: HintStyle = Field(HintStyle.LINE, description="how the hinted arm shows the hint: line (a "
                                   "'Hint:' line) or advice (a tip, with a reminder to answer in the box)")
-    sampling: SamplingConfig = SamplingConfig(temperature=0.7, max_tokens=160)
+    sampling: SamplingConfig = SamplingConfig(temperature=0.7, max_tokens=384)
 
     def rollout(self, sampling: Sampling) -> RolloutConfig:
         """The agent's rollout settings, as the loop plays, with ``sampling`` (seeded by the caller).

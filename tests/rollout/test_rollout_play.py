@@ -8,7 +8,7 @@ from rollout_fakes import CountingFakeSandbox, ScriptedFakePolicy, counter_env, 
 from spadework.errors import ConfigError, PolicyError
 from spadework.policy.base import Completion, Role, Sampling
 from spadework.rollout import Arm, EndReason, PlayJob, RolloutConfig, run_plays
-from spadework.rollout.prompt import AgentForm, HintStyle, agent_system_prompt
+from spadework.rollout.prompt import AgentForm, HintStyle, agent_system_prompt, reply_instruction
 from spadework.sandbox import InProcessSandbox
 
 
@@ -41,7 +41,7 @@ def test_results_come_back_in_job_order():
     episodes, _, _ = play(jobs, config=RolloutConfig(concurrency=2))
     assert [(e.env_id, e.seed, e.turns) for e in episodes] == \
         [(f"env{i}", 10 + i, n) for i, n in enumerate(solve_at)]
-    assert episodes[0].messages[1].content == "solve at 4, seed 10"
+    assert episodes[0].messages[1].content.startswith("solve at 4, seed 10\n\n")
 
 
 def test_the_boxed_command_is_played_and_unboxed_replies_are_played_whole_and_counted():
@@ -58,8 +58,9 @@ def test_the_boxed_command_is_played_and_unboxed_replies_are_played_whole_and_co
 def test_the_hint_line_appears_only_in_the_hinted_arm(good_source):
     jobs = [PlayJob("guess", good_source, 7, Arm.NOHINT), PlayJob("guess", good_source, 7, Arm.HINT)]
     (plain, hinted), _, _ = play(jobs, script=lambda c: "\\boxed{6}")
-    assert plain.messages[1].content == "Guess a number from 1 to 10."
-    assert hinted.messages[1].content == "Guess a number from 1 to 10.\nHint: even"
+    reply = reply_instruction(AgentForm.GAME)
+    assert plain.messages[1].content == f"Guess a number from 1 to 10.\n\n{reply}"
+    assert hinted.messages[1].content == f"Guess a number from 1 to 10.\nHint: even\n\n{reply}"
     assert plain.hint is None and hinted.hint == "even"
     assert not any("Hint:" in m.content for m in plain.messages)
     assert plain.solved and hinted.solved
@@ -103,9 +104,9 @@ def test_the_advice_style_frames_the_hint_as_a_tip_and_asks_for_the_box():
     config = RolloutConfig(hint_style=HintStyle.ADVICE)
     (hinted,), _, _ = play(jobs_for(ANSWER_SOURCE, arm=Arm.HINT), script=lambda c: "\\boxed{12}",
                            config=config)
-    assert hinted.messages[1].content == ("What is 3 + 9?\n\nA tip that may help: Count on from 9.\n"
-                                          "Use it if it helps, and still write your reply as asked, ending "
-                                          "with \\boxed{}.")
+    assert hinted.messages[1].content == ("What is 3 + 9?\n\nA tip that may help: Count on from 9.\n\n"
+                                          f"{reply_instruction(AgentForm.ANSWER)}")
+    assert "step by step" in reply_instruction(AgentForm.ANSWER)
     assert RolloutConfig.from_json(config.to_json()) == config
     job = PlayJob("x", ANSWER_SOURCE, 3, Arm.HINT, AgentForm.ANSWER)
     assert PlayJob.from_json(job.to_json()) == job
@@ -217,6 +218,6 @@ def test_plays_through_the_real_sandbox(sandbox, good_source):
     for episode in (plain, hinted):
         assert (episode.rewards, episode.end, episode.solved) == ((0.0, 1.0), EndReason.TERMINATED, True)
         assert [m.content for m in episode.messages[2:]] == ["\\boxed{1}", "Wrong.", "\\boxed{6}", "Right."]
-    assert hinted.hint == "even" and hinted.messages[1].content.endswith("\nHint: even")
+    assert hinted.hint == "even" and "\nHint: even\n\n" in hinted.messages[1].content
     assert broken.end is EndReason.ENV_ERROR and broken.messages == ()
     assert policy.batch_sizes == [2, 2]

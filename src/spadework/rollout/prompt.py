@@ -25,8 +25,8 @@ class AgentForm(StrEnum):
 class HintStyle(StrEnum):
     """How the hinted arm shows the hint under the first observation.
 
-    ``line``: a plain ``Hint:`` line; ``advice``: framed as a tip that may help, with a reminder
-    to still answer in the box (a small model given a bare hint often answers in prose).
+    ``line``: a plain ``Hint:`` line under the observation; ``advice``: a paragraph of its own,
+    framed as a tip that may help.
     """
 
     LINE = "line"
@@ -36,8 +36,19 @@ class HintStyle(StrEnum):
 @cache
 def agent_system_prompt(form: AgentForm = AgentForm.GAME) -> str:
     """The agent's system prompt for ``form``, read once from ``prompts/agent_<form>.txt``."""
-    path = f"prompts/agent_{form.value}.txt"
-    return resources.files("spadework.rollout").joinpath(path).read_text("utf-8").strip()
+    return _prompt(f"agent_{form.value}")
+
+
+@cache
+def reply_instruction(form: AgentForm = AgentForm.GAME) -> str:
+    """How to reply, closing the first message (``prompts/agent_<form>_reply.txt``): a small model
+    follows an instruction at the end of the message it answers far better than one in the system
+    prompt (measured: the 1.5B answered puzzles in a few unboxed words with the system prompt alone)."""
+    return _prompt(f"agent_{form.value}_reply")
+
+
+def _prompt(name: str) -> str:
+    return resources.files("spadework.rollout").joinpath(f"prompts/{name}.txt").read_text("utf-8").strip()
 
 
 def form_of_source(source: str) -> AgentForm:
@@ -52,31 +63,36 @@ def form_of_source(source: str) -> AgentForm:
     return AgentForm.ANSWER if is_answer_puzzle(source) else AgentForm.GAME
 
 
-def first_user_message(observation: str, hint: str | None, style: HintStyle = HintStyle.LINE) -> str:
-    r"""The first user message: the first observation, then the hint in the hinted arm.
+def first_user_message(observation: str, hint: str | None, form: AgentForm = AgentForm.GAME,
+                       style: HintStyle = HintStyle.LINE) -> str:
+    r"""The first user message: the first observation, the hint in the hinted arm, then how to reply.
 
     Args:
         observation: what ``reset`` returned.
         hint: the environment's hint, or None in the arm without it.
+        form: the environment's form (its reply instruction).
         style: how the hint is shown.
 
-    >>> first_user_message("You are in a maze.", None)
-    'You are in a maze.'
-    >>> print(first_user_message("You are in a maze.", "Keep to the left wall."))
+    >>> print(first_user_message("You are in a maze.", None))
     You are in a maze.
-    Hint: Keep to the left wall.
-    >>> print(first_user_message("What is 3 + 9?", "Count on from 9.", HintStyle.ADVICE))
+    <BLANKLINE>
+    Say in a sentence what you have learned so far, then write your one move inside \boxed{}.
+    >>> print(first_user_message("What is 3 + 9?", "Count on from 9.", AgentForm.ANSWER))
+    What is 3 + 9?
+    Hint: Count on from 9.
+    <BLANKLINE>
+    Work it out step by step in a few short lines, then write only the final answer inside \boxed{}.
+    >>> print(first_user_message("What is 3 + 9?", "Count on from 9.", AgentForm.ANSWER, HintStyle.ADVICE))
     What is 3 + 9?
     <BLANKLINE>
     A tip that may help: Count on from 9.
-    Use it if it helps, and still write your reply as asked, ending with \boxed{}.
+    <BLANKLINE>
+    Work it out step by step in a few short lines, then write only the final answer inside \boxed{}.
     """
-    if hint is None:
-        return observation
-    if style is HintStyle.ADVICE:
-        return (f"{observation}\n\nA tip that may help: {hint}\n"
-                "Use it if it helps, and still write your reply as asked, ending with \\boxed{}.")
-    return f"{observation}\nHint: {hint}"
+    shown = observation
+    if hint is not None:
+        shown += f"\n\nA tip that may help: {hint}" if style is HintStyle.ADVICE else f"\nHint: {hint}"
+    return f"{shown}\n\n{reply_instruction(form)}"
 
 
 def opening_messages(observation: str, hint: str | None, form: AgentForm = AgentForm.GAME,
@@ -84,5 +100,5 @@ def opening_messages(observation: str, hint: str | None, form: AgentForm = Agent
     """The conversation an episode starts from: the form's system prompt and the first observation."""
     return [
         Message(Role.SYSTEM, agent_system_prompt(form)),
-        Message(Role.USER, first_user_message(observation, hint, style)),
+        Message(Role.USER, first_user_message(observation, hint, form, style)),
     ]
