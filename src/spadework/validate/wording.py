@@ -29,12 +29,14 @@ def words(text: str, keep: re.Pattern[str] = WORD) -> list[Word]:
 
     A run of single digit words ("four two") becomes one word per digit; any other run
     ("forty-two", "four hundred and twelve") becomes its value. Punctuation other than a hyphen
-    ends a run.
+    ends a run. A lone "one" stays a word: it is a pronoun more often than a number.
 
     >>> [w.text for w in words("Press 4, then forty-two; four two. Four hundred and twelve")]
     ['press', '4', 'then', '42', '4', '2', '412']
     >>> [w.text for w in words("forty two four two, nineteen ninety")]
     ['42', '4', '2', '19', '90']
+    >>> [w.text for w in words("Take one at a time: one one, twenty-one")]
+    ['take', 'one', 'at', 'a', 'time', '1', '1', '21']
     """
     lowered = text.lower()
     matches = list(keep.finditer(lowered))
@@ -44,8 +46,8 @@ def words(text: str, keep: re.Pattern[str] = WORD) -> list[Word]:
         end = index
         while end < len(matches) and _in_number(matches, index, end, lowered):
             end += 1
-        if end == index:
-            found.append(Word(matches[index].group(0), matches[index].group(0)))
+        if end == index or [m.group(0) for m in matches[index:end]] == ["one"]:
+            found.append(Word(matches[index].group(0), matches[index].group(0)))  # "the one on the left"
             index += 1
             continue
         found.extend(_numbers([m.group(0) for m in matches[index:end]]))
