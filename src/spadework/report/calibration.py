@@ -8,45 +8,25 @@ be read is reported in the section, never a crash of the report; all its text is
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from spadework.calibrate.report import CALIBRATION_DIR
 from spadework.report.evaluation import ci_bar
 from spadework.report.rundata import number
-from spadework.report.shell import Section, esc, percent, table
+from spadework.report.shell import ResultsFile, Section, esc, load_results, percent, table
 
 MISSED = "LEAK MISSED"
 
 
-@dataclass(frozen=True)
-class CalibrationResults:
-    """One results file: its parsed content, or why it could not be read."""
-
-    name: str
-    data: dict[str, Any] | None
-    error: str = ""
+CalibrationResults = ResultsFile
+"""One ``RUN_DIR/calibration/*.json``."""
 
 
 def load_calibrations(run_dir: Path) -> list[CalibrationResults]:
     """Every ``RUN_DIR/calibration/*.json``, oldest name first."""
-    folder = run_dir / CALIBRATION_DIR
-    loaded = []
-    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            loaded.append(CalibrationResults(path.name, None, f"cannot read it: {exc}"))
-            continue
-        if not isinstance(data, dict) or not isinstance(data.get("environments"), list):
-            loaded.append(CalibrationResults(path.name, None, "not a calibration result (no list of "
-                                                              "environments)"))
-            continue
-        loaded.append(CalibrationResults(path.name, data))
-    return loaded
+    return load_results(run_dir / CALIBRATION_DIR, "environments", "a calibration result")
 
 
 def regret_cell(env: dict[str, Any]) -> str:

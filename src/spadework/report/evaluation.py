@@ -7,47 +7,27 @@ A file that cannot be read is reported in the section, never a crash of the repo
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from spadework.eval.report import EVAL_DIR
 from spadework.report.curves import eval_charts
 from spadework.report.rundata import number
-from spadework.report.shell import Section, empty, esc, percent, table
+from spadework.report.shell import ResultsFile, Section, empty, esc, load_results, percent, table
 
 NO_EVAL = ("no held-out evaluation yet: run `spadework eval --policy RUN_DIR` (its newest checkpoint, "
            "or its model as it is when it did not train); add `--config RUN_DIR/config.toml --policy base` "
            "before it to compare with the untrained model")
 
 
-@dataclass(frozen=True)
-class EvalFile:
-    """One results file: its parsed content, or why it could not be read."""
-
-    name: str
-    data: dict[str, Any] | None
-    error: str = ""
+EvalFile = ResultsFile
+"""One ``RUN_DIR/eval/*.json``."""
 
 
 def load_evals(run_dir: Path) -> list[EvalFile]:
     """Every ``RUN_DIR/eval/*.json``, oldest name first."""
-    folder = run_dir / EVAL_DIR
-    files = sorted(folder.glob("*.json")) if folder.is_dir() else []
-    loaded = []
-    for path in files:
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            loaded.append(EvalFile(path.name, None, f"cannot read it: {exc}"))
-            continue
-        if not isinstance(data, dict) or not isinstance(data.get("policies"), list):
-            loaded.append(EvalFile(path.name, None, "not an evaluation result (no list of policies)"))
-            continue
-        loaded.append(EvalFile(path.name, data))
-    return loaded
+    return load_results(run_dir / EVAL_DIR, "policies", "an evaluation result")
 
 
 def ci_bar(accuracy: float | None, low: float | None, high: float | None) -> str:

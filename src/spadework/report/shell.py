@@ -10,9 +10,36 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from html import escape
+from pathlib import Path
 from typing import Any
 
 from spadework.report.assets import CSS, JS
+
+
+@dataclass(frozen=True)
+class ResultsFile:
+    """One JSON results file of a run (an evaluation, a calibration): its content, or why it could
+    not be read."""
+
+    name: str
+    data: dict[str, Any] | None
+    error: str = ""
+
+
+def load_results(folder: Path, key: str, kind: str) -> list[ResultsFile]:
+    """Every ``folder/*.json``, oldest name first; a file without a list under ``key`` is not ``kind``."""
+    loaded = []
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            loaded.append(ResultsFile(path.name, None, f"cannot read it: {exc}"))
+            continue
+        if not isinstance(data, dict) or not isinstance(data.get(key), list):
+            loaded.append(ResultsFile(path.name, None, f"not {kind} (no list of {key})"))
+            continue
+        loaded.append(ResultsFile(path.name, data))
+    return loaded
 
 
 @dataclass(frozen=True)
