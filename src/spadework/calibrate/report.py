@@ -96,6 +96,10 @@ def rejected_table(calibration: Calibration) -> Table | None:
     return table
 
 
+SIGNIFICANCE = 0.05
+"""The p-value under which rho's sign is read as a finding."""
+
+
 def summary_lines(calibration: Calibration) -> list[Text]:
     """The findings in words: missed leaks (loudly), the rank correlation and the separation."""
     lines = [Text(f"LEAK MISSED: the validator accepted {r.name}, whose hint or puzzle gives the answer "
@@ -107,19 +111,21 @@ def summary_lines(calibration: Calibration) -> list[Text]:
                           "every expected score, the same)"))
     else:
         lines.append(Text(f"Spearman's rho (regret against the expected order, {rho.n} environments): "
-                          f"{rho.rho:+.2f} (p = {rho.p_value:.3f}); {_rho_word(rho.rho)}"))
+                          f"{rho.rho:+.2f} (p = {rho.p_value:.3f}); {_rho_word(rho.rho, rho.p_value)}"))
     lines.append(Text(f"Frontier above easy at 95%: {calibration.separation().describe()}"))
     return lines
 
 
-def _rho_word(rho: float) -> str:
-    """What the sign of rho says.
+def _rho_word(rho: float, p_value: float = 0.0) -> str:
+    """What rho says: its sign, when it is significant at the 5% level.
 
-    >>> _rho_word(-0.5)
-    'regret ranks them the wrong way round'
+    >>> _rho_word(-0.5), _rho_word(-0.05, p_value=0.9)
+    ('regret ranks them the wrong way round', 'no relation these environments can show (not significant)')
     >>> _rho_word(0.0)
     'no relation between regret and the expected order'
     """
+    if rho != 0 and p_value >= SIGNIFICANCE:
+        return "no relation these environments can show (not significant)"
     if rho > 0:
         return "regret ranks frontier environments above easy and impossible ones, as it should"
     if rho < 0:
