@@ -56,6 +56,7 @@ def test_the_served_model_moves_toward_the_update(tmp_path):
     llama_cpp = pytest.importorskip("llama_cpp")
     from spadework.errors import PolicyError
     from spadework.policy.embedded import EmbeddedPolicy
+    from spadework.policy.llama_cpu import avoid_amx_repack
     from spadework.policy.models import resolve_model
 
     try:
@@ -71,6 +72,7 @@ def test_the_served_model_moves_toward_the_update(tmp_path):
         learner.update([sample])
     adapter = export_adapter(learner.peft_model, tmp_path / "adapter.gguf")
 
+    avoid_amx_repack()  # as EmbeddedPolicy does before it loads a model
     llm = llama_cpp.Llama(model_path=str(gguf_path), n_ctx=512, logits_all=True, verbose=False)
     policy = EmbeddedPolicy.from_llama(llm)
     prompt_ids = base.tokenizer.encode(render_text(PROMPT) + "<|im_start|>assistant\n")

@@ -3,6 +3,8 @@ r"""Finding the agent's action in a reply: the content of its last ``\boxed{...}
 from __future__ import annotations
 
 BOX_OPEN = "\\boxed{"
+TEXT_WRAPPERS = ("\\text{", "\\textbf{", "\\mathrm{", "\\mathbf{")
+"""LaTeX wrappers a model may put a boxed command in; the command inside is played."""
 
 
 def _closing_brace(text: str, start: int) -> int | None:
@@ -50,6 +52,8 @@ def extract_command(reply: str) -> str | None:
     True
     >>> extract_command(r"\boxed{}")
     ''
+    >>> extract_command(r"The answer is \boxed{\text{Cherry}}."), extract_command(r"\boxed{\mathrm{north}}")
+    ('Cherry', 'north')
     """
     found = None
     position = reply.find(BOX_OPEN)
@@ -61,4 +65,16 @@ def extract_command(reply: str) -> str | None:
             continue
         found = reply[start:end].strip()
         position = reply.find(BOX_OPEN, end + 1)
-    return found
+    return None if found is None else _unwrapped(found)
+
+
+def _unwrapped(command: str) -> str:
+    r"""A command without the text wrapper a model may put it in (``\text{north}``: ``north``).
+
+    >>> _unwrapped(r"\text{go north}"), _unwrapped(r"\text{a} and \text{b}"), _unwrapped("42")
+    ('go north', '\\text{a} and \\text{b}', '42')
+    """
+    for wrapper in TEXT_WRAPPERS:
+        if command.startswith(wrapper) and _closing_brace(command, len(wrapper)) == len(command) - 1:
+            return command[len(wrapper):-1].strip()
+    return command
