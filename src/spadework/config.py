@@ -87,7 +87,7 @@ class AgentSection(Section):
     context_tokens: int = Field(3072, ge=256, description="transcript budget per episode")
     concurrency: int = Field(8, ge=1, description="environment steps in flight")
     hint_style: HintStyle = Field(HintStyle.LINE, description="how the hinted arm shows the hint: line (a "
-                                  "'Hint:' line) or advice (a tip, with a reminder to answer in the box)")
+                                  "'Hint:' line) or advice (a tip in a paragraph of its own)")
     sampling: SamplingConfig = SamplingConfig(temperature=0.7, max_tokens=384)
 
     def rollout(self, sampling: Sampling) -> RolloutConfig:

@@ -20,6 +20,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from spadework.rewards.interval import adjusted_interval
+
 Z95 = 1.959963984540054
 """The standard normal quantile of a two-sided 95% interval."""
 
@@ -79,7 +81,8 @@ def paired_interval(wins: int, losses: int, n: int, z: float = Z95) -> tuple[flo
     """The adjusted Wald interval of a paired difference of accuracies (see the module).
 
     With a half item added to each cell: ``w = wins + 0.5``, ``l = losses + 0.5``,
-    ``m = n + 2``; centre ``(w - l) / m``, variance ``((w + l) - (w - l)**2 / m) / m**2``.
+    ``m = n + 2``; centre ``(w - l) / m``, variance ``((w + l) - (w - l)**2 / m) / m**2`` — the
+    regret interval's ``adjusted_interval`` for differences of -1, 0 and 1.
 
     >>> [round(x, 4) for x in paired_interval(3, 1, 10)]  # centre 2/12, sd sqrt(14/3)/12
     [-0.1862, 0.5195]
@@ -88,11 +91,7 @@ def paired_interval(wins: int, losses: int, n: int, z: float = Z95) -> tuple[flo
     >>> [round(x, 4) for x in paired_interval(10, 0, 10)]  # centre 10/12, sd sqrt(8/3)/12
     [0.5666, 1.0]
     """
-    w, l_, m = wins + 0.5, losses + 0.5, n + 2
-    centre = (w - l_) / m
-    variance = max(0.0, (w + l_) - (w - l_) ** 2 / m) / (m * m)
-    half = z * math.sqrt(variance)
-    return max(-1.0, centre - half), min(1.0, centre + half)
+    return adjusted_interval(wins - losses, wins + losses, n, z)
 
 
 def paired_comparison(a: Sequence[bool], b: Sequence[bool]) -> PairedStats:
