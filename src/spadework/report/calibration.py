@@ -12,12 +12,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from spadework.calibrate.records import Screening
 from spadework.calibrate.report import CALIBRATION_DIR
 from spadework.report.evaluation import ci_bar
 from spadework.report.rundata import number
 from spadework.report.shell import ResultsFile, Section, esc, load_results, percent, table
 
-MISSED = "LEAK MISSED"
+MISSED = Screening.LEAK_MISSED.value
 
 
 CalibrationResults = ResultsFile
@@ -47,7 +48,7 @@ def regret_cell(env: dict[str, Any]) -> str:
 
 def _screening(env: dict[str, Any]) -> str:
     word = str(env.get("screening", "?"))
-    css = "bad" if word == MISSED else "ok" if word in ("valid", "leak caught") else "note"
+    css = "bad" if word == MISSED else "ok" if word in (Screening.VALID, Screening.LEAK_CAUGHT) else "note"
     return f'<span class="{css}">{esc(word)}</span>'
 
 
