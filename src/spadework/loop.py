@@ -9,28 +9,27 @@ environments, metrics and loop state are committed to the archive in one transac
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from spadework.archive import Archive, EnvRecord
+from spadework.archive import Archive, DesignResult, EnvRecord, PlayResult
 from spadework.config import RunConfig
 from spadework.corpus import CorpusSampler, cut_to_budget
 from spadework.designer import (
     Design,
     MemoryDigest,
-    NoveltyIndex,
     build_digest,
     checks_with_novelty,
     design_batch,
+    run_index,
 )
 from spadework.designer.pool import PoolMember, draw_designs
-from spadework.designer.prompts import DesignForm, default_example
 from spadework.diversity import DiversityTracker
-from spadework.envs.examples import example_paths
+from spadework.engines import rollout_config, sampling
+from spadework.eval.tasks import TaskSpec
 from spadework.metered import MeteredPolicy
 from spadework.outcomes import (
     DesignOutcome,
@@ -39,12 +38,16 @@ from spadework.outcomes import (
     play_seeds,
     with_designer_advantages,
 )
-from spadework.policy.base import Sampling
 from spadework.rewards import solve_rate
 from spadework.rollout import Arm, Episode, PlayJob, run_plays
+from spadework.rundir import append_metrics, write_atomically
+from spadework.sandbox import SandboxProtocol
+from spadework.tracking import Tracker, Trackers
+
+if TYPE_CHECKING:  # the learner (and torch) are imported only by runs that train
+    from spadework.learn.trainer import Trainer
 
 NO_DOCUMENT = "(No document this time: choose any topic you like.)"
-METRICS_FILE = "metrics.jsonl"
 EPISODES_DIR = "episodes"
 
 
@@ -69,6 +72,27 @@ class SilentReporter:
         pass
 
 
+@dataclass(frozen=True)
+class LoopState:
+    """What a resumed run needs besides the archive, committed with every iteration.
+
+    >>> LoopState.from_json(LoopState({"position": 3}).to_json())
+    LoopState(sampler={'position': 3})
+    >>> LoopState.from_json(None)
+    LoopState(sampler=None)
+    """
+
+    sampler: dict[str, Any] | None = None
+    """Where the corpus sampler stands (``CorpusSampler.state``); None: no corpus."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"sampler": self.sampler}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any] | None) -> LoopState:
+        return cls(sampler=(data or {}).get("sampler"))
+
+
 @dataclass
 class Loop:
     """The edges one run needs; built once by ``spadework.run`` and used by every iteration."""
@@ -76,27 +100,24 @@ class Loop:
     config: RunConfig
     run_dir: Path
     policy: MeteredPolicy
-    sandbox: Any
+    sandbox: SandboxProtocol
     archive: Archive
     sampler: CorpusSampler | None
     reporter: Reporter
-    trainer: Any = None
-    """A ``learn.Trainer`` when the run trains, else None."""
+    trainer: Trainer | None = None
+    """Updates the policy when the run trains; None: it does not."""
     pool: Sequence[PoolMember] = ()
     """The fixed-environment baseline's environments; empty when the designer designs."""
     diversity: DiversityTracker | None = None
     """Measures the environments after every iteration; None: not measured."""
-    held_out: Sequence[Any] = ()
-    """Held-out tasks (``eval.TaskSpec``) played every ``eval.every`` iterations; empty: none."""
+    held_out: Sequence[TaskSpec] = ()
+    """Held-out tasks played every ``eval.every`` iterations; empty: none."""
+    tracker: Tracker = Trackers()
+    """Where each committed iteration's metrics also go (TensorBoard, W&B); by default nowhere."""
 
     def iteration_seed(self, iteration: int) -> int:
         """The seed of an iteration's random choices, from the run seed (repeatable runs)."""
         return self.config.run.seed * 100_003 + iteration
-
-    def sampling(self, role_sampling, iteration: int) -> Sampling:
-        """Per-role sampling, seeded by the iteration's seed."""
-        return Sampling(temperature=role_sampling.temperature, top_p=role_sampling.top_p,
-                        max_tokens=role_sampling.max_tokens, seed=self.iteration_seed(iteration))
 
     def run_iteration(self, iteration: int) -> dict[str, float]:
         """One iteration, committed whole; returns its metrics."""
@@ -122,12 +143,14 @@ class Loop:
         records = archive_records(iteration, designs, outcomes, episodes)
         if self.diversity is not None:
             metrics.update(self.diversity.measure(self.archive, records))
-        state = {"sampler": self.sampler.state() if self.sampler else None}
+        state = LoopState(self.sampler.state() if self.sampler else None)
         if self.trainer is not None:  # checkpoint first: a committed iteration always has one
-            metrics.update(self.trainer.publish(self.trainer.checkpoint(iteration, state)))
+            metrics.update(self.trainer.publish(self.trainer.checkpoint(iteration, state.to_json())))
         metrics.update(self.evaluate_held_out(iteration))
-        self.archive.commit_iteration(iteration, records, {"iteration": iteration, **metrics}, state)
-        append_metrics(self.run_dir, {"iteration": iteration, **metrics})
+        row = {"iteration": iteration, **metrics}
+        self.archive.commit_iteration(iteration, records, row, state.to_json())
+        append_metrics(self.run_dir, row)
+        self.tracker.log(iteration, metrics)
         self.reporter.iteration_done(iteration, metrics)
         return metrics
 
@@ -146,15 +169,11 @@ class Loop:
         designer = self.config.designer
         records = list(self.archive.records())
         digest = build_digest(records) if designer.memory else MemoryDigest()
-        novelty = NoveltyIndex.from_records(records, threshold=designer.novelty_threshold)
-        for path in example_paths():  # a copy of an example is not a new environment
-            novelty.add(f"example:{path.stem}", path.read_text(encoding="utf-8"))
-        for form in DesignForm:
-            novelty.add(f"example:prompt-{form}", default_example(form))
+        novelty = run_index(records, threshold=designer.novelty_threshold)
         self.reporter.phase(f"iteration {iteration}: designing", designer.max_attempts)
         return design_batch(
             self.policy, self.sandbox, documents, digest,
-            sampling=self.sampling(designer.sampling, iteration),
+            sampling=sampling(designer.sampling, self.iteration_seed(iteration)),
             max_attempts=designer.max_attempts, checks=checks_with_novelty(novelty), novelty=novelty,
             temperature_step=designer.repair_temperature_step,
             design_ids=ids, form=designer.form, retry=designer.retry,
@@ -170,7 +189,7 @@ class Loop:
         ]
         agent = self.config.agent
         self.reporter.phase(f"iteration {iteration}: playing {len(jobs)} episodes", agent.max_turns)
-        rollout = agent.rollout(self.sampling(agent.sampling, iteration))
+        rollout = rollout_config(agent, sampling(agent.sampling, self.iteration_seed(iteration)))
         return run_plays(self.policy, self.sandbox, jobs, rollout) if jobs else []
 
     def score(self, designs: Sequence[Design], episodes: Sequence[Episode]):
@@ -227,70 +246,32 @@ def archive_records(
     """One record per attempt of every design; the final valid attempt carries the results."""
     records = []
     for design, outcome in zip(designs, outcomes, strict=True):
-        own = [e for e in episodes if e.env_id == design.design_id]
-        samples = {arm.value: next((sample_transcript(e) for e in own if e.arm is arm), None)
-                   for arm in Arm}
+        play = play_result(outcome, [e for e in episodes if e.env_id == design.design_id]) \
+            if design.valid else None
         for attempt in design.attempts:
-            metrics: dict[str, Any] = {
-                "iteration": iteration, "design_id": design.design_id, "attempt": attempt.attempt,
-                "document_id": design.document_id, "domain": design.domain,
-                "final": attempt is design.final,
-            }
-            if attempt is design.final:
-                metrics.update({"designer_reward": outcome.reward, "designer_advantage": outcome.advantage})
-            if attempt is design.final and design.valid:
-                nohint = next((e for e in own if e.arm is Arm.NOHINT), None)
-                metrics.update({
-                    "description": first_observation(nohint),
-                    "scores_nohint": list(outcome.scores_nohint),
-                    "scores_hint": list(outcome.scores_hint),
-                    "solve_rate_nohint": solve_rate(outcome.scores_nohint),
-                    "solve_rate_hint": solve_rate(outcome.scores_hint),
-                    "regret": outcome.regret, "transcripts": samples,
-                    **interval_metrics(outcome),
-                })
+            final = attempt is design.final
+            result = DesignResult(
+                iteration=iteration, design_id=design.design_id, attempt=attempt.attempt,
+                document_id=design.document_id, domain=design.domain, final=final,
+                designer_reward=outcome.reward if final else None,
+                designer_advantage=outcome.advantage if final else None,
+                play=play if final else None,
+            )
             source = attempt.code if attempt.code is not None else attempt.reply
             records.append(EnvRecord.new(source, attempt.verdict,
                                          f"run:i{iteration}:{design.design_id}:a{attempt.attempt}",
-                                         metrics))
+                                         design=result))
     return records
 
 
-def interval_metrics(outcome: DesignOutcome) -> dict[str, Any]:
-    """The regret's interval as archived with a played design (nothing when it was not played).
-
-    >>> from spadework.rewards import RegretEstimate
-    >>> played = DesignOutcome("d", True, (0.0, 0.0), (1.0, 0.0), 0.5, 0.5,
-    ...                        estimate=RegretEstimate(2, 0.5, -0.4, 0.9))
-    >>> metrics = interval_metrics(played)
-    >>> metrics["regret_low"], metrics["regret_high"], metrics["regret_plays"], metrics["regret_ci"]["low"]
-    (0.0, 0.9, 2, -0.4)
-    >>> interval_metrics(DesignOutcome("d", False, (), (), 0.0, -1.0))
-    {}
-    """
-    estimate = outcome.estimate
-    if estimate is None:
-        return {}
-    return {"regret_low": estimate.regret_low, "regret_high": estimate.regret_high,
-            "regret_ci": estimate.to_json(), "regret_plays": estimate.plays}
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` so that a crash leaves either the old or the new file."""
-    temporary = path.with_name(path.name + ".tmp")
-    with open(temporary, "w", encoding="utf-8") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
-
-
-def append_metrics(run_dir: Path, metrics: dict[str, float]) -> None:
-    with open(run_dir / METRICS_FILE, "a", encoding="utf-8") as handle:
-        handle.write(json.dumps(metrics, sort_keys=True) + "\n")
-
-
-def rewrite_metrics(run_dir: Path, archive: Archive) -> None:
-    """metrics.jsonl from the archive's committed iterations (after an interruption)."""
-    lines = "".join(json.dumps(m, sort_keys=True) + "\n" for _, m in archive.iterations())
-    write_atomically(run_dir / METRICS_FILE, lines)
+def play_result(outcome: DesignOutcome, episodes: Sequence[Episode]) -> PlayResult:
+    """What the plays of a valid design showed, as archived with its final attempt: scores, solve
+    rates, regret with its interval, its first no-hint observation and one transcript per arm."""
+    samples = {arm.value: next((sample_transcript(e) for e in episodes if e.arm is arm), None)
+               for arm in Arm}
+    return PlayResult(
+        description=first_observation(next((e for e in episodes if e.arm is Arm.NOHINT), None)),
+        scores_nohint=outcome.scores_nohint, scores_hint=outcome.scores_hint,
+        solve_rate_nohint=solve_rate(outcome.scores_nohint), solve_rate_hint=solve_rate(outcome.scores_hint),
+        regret=outcome.regret, transcripts=samples, estimate=outcome.estimate,
+    )

@@ -7,20 +7,19 @@ from pathlib import Path
 from typing import Any
 
 from spadework.archive import Archive
-from spadework.config import CONFIG_FILE, Executor, RunConfig, load_config
+from spadework.config import CONFIG_FILE, RunConfig, load_config
 from spadework.corpus import CorpusSampler, open_corpus
 from spadework.designer.pool import load_pool
-from spadework.diversity import DiversityTracker
-from spadework.diversity.run import from_config
-from spadework.engines import build_engines, build_trainer
+from spadework.engines import build_engines, build_trainer, diversity_tracker, open_sandbox, tracking_settings
 from spadework.errors import UsageError
 from spadework.eval.tasks import configured_tasks
 from spadework.learn.checkpoint import drop_uncommitted
 from spadework.learn.distributed import is_follower
-from spadework.loop import Loop, Reporter, SilentReporter, rewrite_metrics, write_atomically
+from spadework.loop import Loop, LoopState, Reporter, SilentReporter
 from spadework.metered import MeteredPolicy
 from spadework.policy.base import Policy
-from spadework.sandbox import Sandbox, SandboxConfig
+from spadework.rundir import rewrite_metrics, write_atomically
+from spadework.tracking import Trackers, open_trackers, replay
 
 
 @dataclass(frozen=True)
@@ -56,12 +55,12 @@ def resumed_config(run_dir: Path, overrides: dict[str, Any]) -> RunConfig:
     return load_config(run_dir / CONFIG_FILE, overrides)
 
 
-def open_sampler(config: RunConfig, state: dict[str, Any] | None) -> CorpusSampler | None:
+def open_sampler(config: RunConfig, state: LoopState) -> CorpusSampler | None:
     if not config.designer.corpus:
         return None
     corpus = open_corpus(config.corpus.path)
-    if state and state.get("sampler"):
-        return CorpusSampler.restore(corpus, state["sampler"])
+    if state.sampler:
+        return CorpusSampler.restore(corpus, state.sampler)
     return CorpusSampler(corpus, seed=config.run.seed)
 
 
@@ -86,26 +85,28 @@ def run(
     with Archive.open(run_dir) as archive:
         last = archive.last_iteration()
         start = 0 if last is None else last[0] + 1
-        rewrite_metrics(run_dir, archive)
-        sampler = open_sampler(config, last[1] if last else None)
+        committed = [metrics for _, metrics in archive.iterations()]
+        rewrite_metrics(run_dir, committed)
+        sampler = open_sampler(config, LoopState.from_json(last[1] if last else None))
         reporter = reporter or SilentReporter()
         drop_uncommitted(run_dir, None if last is None else last[0])
         engine, trainer = build_engines(config, run_dir, policy)
         metered = MeteredPolicy(engine, on_call=lambda _: reporter.advance(1))
-        box = config.sandbox
-        sandbox_config = SandboxConfig(pool_size=box.pool_size, call_timeout_s=box.call_timeout_s,
-                                       load_timeout_s=box.load_timeout_s)
+        trackers = Trackers()
         try:
+            trackers = open_trackers(tracking_settings(config), run_dir, config.model_dump(mode="json"),
+                                     run_dir.resolve().name)
+            replay(trackers, committed)  # what the trackers missed (all of it, when newly turned on)
             if trainer is not None and last is not None:
                 trainer.restore(last[0])
-            with open_sandbox(config, sandbox_config) as sandbox:
+            with open_sandbox(config) as sandbox:
                 pool = load_pool(config.designer.fixed_pool, sandbox)[0] if config.designer.fixed_pool else ()
-                tracker = DiversityTracker(*from_config(config.diversity))
                 loop = Loop(config, run_dir, metered, sandbox, archive, sampler, reporter, trainer, pool,
-                            tracker, held_out)
+                            diversity_tracker(config), held_out, trackers)
                 for iteration in range(start, config.run.iterations):
                     loop.run_iteration(iteration)
         finally:
+            trackers.close()
             if trainer is not None:
                 trainer.close()
             if engine is not policy:
@@ -124,13 +125,3 @@ def follow_run(config: RunConfig, run_dir: Path) -> RunSummary:
     trainer = build_trainer(config, run_dir, NoSync())
     follow(trainer.learner, trainer.channel)
     return RunSummary(run_dir, 0, 0, 0, [])
-
-
-def open_sandbox(config: RunConfig, sandbox_config: SandboxConfig) -> Any:
-    """The local sandbox, or one whose environments run on Ray actors (``--executor ray``)."""
-    if config.sandbox.executor is Executor.RAY:
-        from spadework.sandbox.ray_pool import RaySandbox
-
-        return RaySandbox(sandbox_config, address=config.sandbox.ray_address,
-                          cpus_per_env=config.sandbox.ray_cpus_per_env)
-    return Sandbox(sandbox_config)

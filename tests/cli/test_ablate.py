@@ -11,7 +11,7 @@ import pytest
 from spadework.ablate import Ablation, markdown_table
 from spadework.archive import Archive
 from spadework.cli import main
-from spadework.diversity import run_diversity
+from spadework.engines import measure_run
 
 ARGS = ["--policy", "scripted", "--iterations", "1", "--designs", "3", "--plays", "1", "--seed", "2"]
 
@@ -50,7 +50,7 @@ def test_the_table_agrees_with_each_arms_archive(ablation: Path):
         assert (row["designs"], row["valid"]) == (3, len(valid))
         regrets = [r.metrics["regret"] for r in valid]
         assert row["mean_regret"] == pytest.approx(sum(regrets) / len(regrets) if regrets else 0.0)
-        overall = run_diversity(run_dir).overall
+        overall = measure_run(run_dir).overall
         assert row["diversity"] == pytest.approx(overall.score)
         assert row["clusters"] == overall.clusters
     # nothing trained: every arm is the same base policy, evaluated once, its report in every run

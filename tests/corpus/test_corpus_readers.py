@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import sys
 from pathlib import Path
 
 import pyarrow as pa
@@ -181,13 +182,13 @@ def test_folder_file_removed_after_indexing_raises(tmp_path: Path) -> None:
         corpus.get(0)
 
 
-@pytest.mark.skipif(HAVE_DATASETS, reason="checks the message shown when datasets is missing")
-def test_hf_without_datasets_says_how_to_install(tmp_path: Path) -> None:
-    with pytest.raises(CorpusError, match="pip install datasets"):
+def test_hf_without_datasets_says_how_to_install(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "datasets", None)  # as if it were not installed
+    with pytest.raises(CorpusError, match=r"pip install 'spadework\[hf\]'"):
         open_corpus("someone/some-corpus", format=CorpusFormat.HF)
     (tmp_path / "saved").mkdir()
     (tmp_path / "saved" / "dataset_info.json").write_text("{}")
-    with pytest.raises(CorpusError, match="pip install datasets"):
+    with pytest.raises(CorpusError, match=r"pip install 'spadework\[hf\]'"):
         open_corpus(tmp_path / "saved")
 
 

@@ -6,22 +6,27 @@ import json
 
 import pytest
 
-from spadework.archive import EnvRecord
+from spadework.archive import DesignResult, EnvRecord, PlayResult
 from spadework.designer import MemoryDigest, build_digest
 from spadework.validate import CheckResult, Outcome, Verdict
 
 
-def record(name: str, valid: bool = True, **metrics) -> EnvRecord:
+def verdict(name: str, valid: bool = True) -> Verdict:
     outcome = Outcome.PASSED if valid else Outcome.FAILED
-    verdict = Verdict((CheckResult("parse", Outcome.PASSED), CheckResult("static", outcome, "")),
-                      isolation="none", class_name=name)
-    metrics.setdefault("description", f"The {name} game.")
-    return EnvRecord.new(f"class {name}: pass\n", verdict, origin="test", metrics=metrics)
+    return Verdict((CheckResult("parse", Outcome.PASSED), CheckResult("static", outcome, "")),
+                   isolation="none", class_name=name)
 
 
-def played(name: str, iteration: int, nohint: float, hint: float, regret: float, **extra) -> EnvRecord:
-    return record(name, iteration=iteration, solve_rate_nohint=nohint, solve_rate_hint=hint,
-                  regret=regret, **extra)
+def record(name: str, valid: bool = True, iteration: int = 0, play: PlayResult | None = None) -> EnvRecord:
+    """A design's final attempt, played when ``play`` is given."""
+    design = DesignResult(iteration, f"i{iteration}-{name}", 1, None, None, True, play=play)
+    return EnvRecord.new(f"class {name}: pass\n", verdict(name, valid), origin="test", design=design)
+
+
+def played(name: str, iteration: int, nohint: float, hint: float, regret: float, *, valid: bool = True,
+           description: str | None = None) -> EnvRecord:
+    play = PlayResult(description or f"The {name} game.", (), (), nohint, hint, regret)
+    return record(name, valid, iteration, play)
 
 
 RECORDS = [
@@ -31,7 +36,7 @@ RECORDS = [
     played("OrbitEnv", 4, nohint=0.0, hint=0.0, regret=0.0),
     played("RiverEnv", 5, nohint=0.3, hint=1.0, regret=0.7),
     played("FlatEnv", 6, nohint=0.5, hint=0.5, regret=0.0),
-    record("BrokenEnv", valid=False, iteration=7, solve_rate_nohint=0.5, regret=0.9),
+    played("BrokenEnv", 7, nohint=0.5, hint=0.5, regret=0.9, valid=False),
 ]
 
 
@@ -75,9 +80,21 @@ def test_recent_are_the_last_valid_ones_by_iteration():
 
 
 def test_unplayed_records_are_recent_only():
-    digest = build_digest([record("NewEnv", description="x" * 500)])
+    digest = build_digest([record("NewEnv")])
     assert digest.references == () and digest.too_easy == () and digest.too_hard == ()
-    assert digest.recent[0][0] == "NewEnv" and len(digest.recent[0][1]) == 160
+    assert digest.recent == (("NewEnv", ""),)
+
+
+def test_files_not_designed_by_the_loop_are_recent_only_and_oldest():
+    added = EnvRecord.new("class FileEnv: pass\n", verdict("FileEnv"), origin="envs/file.py")
+    digest = build_digest([played("MazeEnv", 1, nohint=0.25, hint=0.75, regret=0.5), added])
+    assert digest.recent == (("FileEnv", ""), ("MazeEnv", "The MazeEnv game."))
+    assert [name for name, _, _ in digest.references] == ["MazeEnv"]
+
+
+def test_descriptions_are_shortened():
+    digest = build_digest([played("LongEnv", 1, nohint=0.5, hint=1.0, regret=0.5, description="x" * 500)])
+    assert len(digest.recent[0][1]) == 160 and digest.references[0][1] == digest.recent[0][1]
 
 
 def test_name_lists_are_capped_and_distinct():

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from spadework.archive import Archive, EnvRecord
+from spadework.archive import Archive, DesignResult, EnvRecord, PlayResult
 from spadework.config import load_config
 from spadework.diversity import (
     DiversitySettings,
@@ -25,6 +25,7 @@ from spadework.diversity import (
 from spadework.diversity import embed as embed_module
 from spadework.diversity.measure import cosine_distances
 from spadework.diversity.run import DiversityTracker
+from spadework.engines import measure_run
 from spadework.errors import UsageError
 from spadework.run import run
 from spadework.validate.verdict import CheckResult, Outcome, Verdict
@@ -42,9 +43,9 @@ def verdict(valid: bool = True) -> Verdict:
 
 
 def record(key: str, iteration: int, *, valid: bool = True, final: bool = True, regret: float = 0.5):
-    metrics = {"iteration": iteration, "design_id": f"i{iteration}-{key}", "final": final,
-               "domain": "games", "description": f"play {key}", "regret": regret}
-    return EnvRecord.new(f"class KeyEnv:  # {key}\n    pass\n", verdict(valid), f"run:{key}", metrics)
+    play = PlayResult(f"play {key}", (), (), 0.0, 0.0, regret)
+    design = DesignResult(iteration, f"i{iteration}-{key}", 1, None, "games", final, play=play)
+    return EnvRecord.new(f"class KeyEnv:  # {key}\n    pass\n", verdict(valid), f"run:{key}", design=design)
 
 
 def synthetic_archive(run_dir: Path) -> None:
@@ -107,8 +108,9 @@ def test_the_loop_logs_diversity_and_raises_the_collapse_alarm(tmp_path: Path):
     assert [m["diversity/collapse"] for m in lines] == [0.0, 1.0]
     assert [m["diversity/clusters"] for m in lines] == [1.0, 1.0]
     assert lines[1]["diversity/near_duplicate_rate"] == 1.0
-    offline = run_diversity(tmp_path / "run")
+    offline = measure_run(tmp_path / "run")  # with the run's own [diversity] settings
     assert offline.alarms == (1,)
+    assert run_diversity(tmp_path / "run").alarms == ()  # the default window (6) is not full
     assert [offline.per_iteration[i].score for i in (0, 1)] == [m["diversity/score"] for m in lines]
 
 

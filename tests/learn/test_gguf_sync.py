@@ -35,7 +35,7 @@ def test_the_adapter_file_has_llama_cpp_names_shapes_and_alpha(tmp_path):
     assert len(tensors) == 2 * 2 * len(TARGETS)  # two layers, A and B per projection
     assert tensors["blk.1.attn_q.weight.lora_a"] == (4, 64)  # rank x in, as PEFT holds it
     assert tensors["blk.1.attn_k.weight.lora_b"] == (32, 4)  # out (2 kv heads x 16) x rank
-    assert not list(tmp_path.glob("*.partial-*"))
+    assert [p.name for p in tmp_path.iterdir()] == ["adapter.gguf"]  # no temporary left behind
 
 
 PROMPT = [Message(Role.SYSTEM, "You are terse."), Message(Role.USER, "What is the password?")]

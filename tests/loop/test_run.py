@@ -153,8 +153,9 @@ def test_bad_input_gets_one_line(tmp_path: Path, args, message):
     (tmp_path / "empty.jsonl").write_text("{broken\n\n")
     (tmp_path / "bad.toml").write_text("[run]\ndesigns = -1\n")
     fill = {"tmp": str(tmp_path)}
-    command = [sys.executable, "-m", "spadework.cli", "run", "--policy", "scripted",
-               "--run-dir", str(tmp_path / "run"), *(a.format(**fill) for a in args)]
+    own_dir = [] if "--resume" in args else ["--run-dir", str(tmp_path / "run")]
+    command = [sys.executable, "-m", "spadework.cli", "run", "--policy", "scripted", *own_dir,
+               *(a.format(**fill) for a in args)]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert done.returncode == 2
     assert "Traceback" not in done.stderr

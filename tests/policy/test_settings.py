@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from spadework.errors import ConfigError
+from spadework.errors import ConfigError, PolicyError
 from spadework.policy import PolicyKind, PolicySettings, build_policy
 from spadework.policy.openai import OpenAIPolicy
 from spadework.policy.scripted import ScriptedPolicy
@@ -61,3 +61,30 @@ def test_json_with_unknown_fields_or_kinds_is_refused():
         PolicySettings.from_json({"kind": "vllm"})
     with pytest.raises(ConfigError, match="policy field 'kind' is 'openai'"):
         PolicySettings(kind="openai")
+
+
+def test_the_policy_layer_imports_nothing_from_the_layers_above_it():
+    import ast
+    from pathlib import Path
+
+    import spadework.policy
+
+    upward = []
+    for path in sorted(Path(spadework.policy.__file__).parent.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [node.module or ""] if isinstance(node, ast.ImportFrom) else \
+                [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            upward += [f"{path.name}: {n}" for n in names
+                       if n.startswith(("spadework.rollout", "spadework.learn", "spadework.loop"))]
+    assert upward == []
+
+
+def test_the_hf_kind_builds_the_tiny_model_in_the_policy_layer():
+    pytest.importorskip("torch")
+    from spadework.policy.hf import ByteTokenizer, HFPolicy
+
+    policy = build_policy(PolicySettings(kind=PolicyKind.HF, model="tiny:1"))
+    assert isinstance(policy, HFPolicy) and isinstance(policy.tokenizer, ByteTokenizer)
+    assert policy.name == "hf:tiny:1"
+    with pytest.raises(PolicyError, match="hf model 'nothing' is neither 'tiny', a preset"):
+        build_policy(PolicySettings(kind=PolicyKind.HF, model="nothing"))

@@ -86,6 +86,6 @@ def test_map_section_shows_alarms_and_says_why_when_there_is_no_measurement():
 
 def test_measure_diversity_says_why_it_cannot(tmp_path: Path, monkeypatch):
     assert measure_diversity(tmp_path, 0) == (None, "no valid environments yet: nothing to measure")
-    monkeypatch.setitem(sys.modules, "spadework.diversity", None)
+    monkeypatch.setitem(sys.modules, "spadework.engines", None)
     measured, note = measure_diversity(tmp_path, 3)
     assert measured is None and "cannot be measured in this install" in note

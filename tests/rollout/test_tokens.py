@@ -6,9 +6,10 @@ import random
 
 import pytest
 
+from spadework.errors import ConfigError
 from spadework.policy.base import Message, Role
 from spadework.rollout import CHATML, ChatTemplate, TokenizedTranscript, render_tokens
-from spadework.rollout.tokens import render_text
+from spadework.rollout.tokens import mask_from_offsets, render_text, split_at_spans
 
 START, END = 1000, 1001
 
@@ -78,3 +79,60 @@ def test_a_transcript_round_trips_and_rejects_mismatched_lengths():
     assert TokenizedTranscript.from_json(transcript.to_json()) == transcript
     with pytest.raises(ValueError, match="one entry each"):
         TokenizedTranscript([1, 2], [1])
+
+
+class FakeTemplatedTokenizer:
+    """FAKE tokenizer with a chat template of its own (Gemma-like: ``<t>role:`` opens a turn, ``<e>``
+    ends it, a newline separates turns); ids are pairs of characters, so tokens cross the spans' edges."""
+
+    chat_template = "fake"
+
+    def __init__(self, offsets: bool = True):
+        self.offsets = offsets
+
+    def render_chat(self, messages, *, add_generation_prompt: bool) -> str:
+        text = "".join(f"<t>{m.role.value}:{m.content}<e>\n" for m in messages)
+        return text + ("<t>assistant:" if add_generation_prompt else "")
+
+    def encode(self, text: str) -> list[int]:
+        return [ord(text[k]) * 1000 + ord(text[k + 1:k + 2] or " ") for k in range(0, len(text), 2)]
+
+    def encode_offsets(self, text: str):
+        if not self.offsets:
+            return None
+        return self.encode(text), [(k, min(k + 2, len(text))) for k in range(0, len(text), 2)]
+
+
+def test_mask_from_offsets_marks_tokens_that_start_inside_a_span():
+    assert mask_from_offsets([(0, 2), (2, 4), (4, 6), (6, 8)], [(3, 6)]) == [0, 0, 1, 0]
+    assert mask_from_offsets([(0, 1), (1, 2), (2, 3)], [(0, 1), (2, 3)]) == [1, 0, 1]
+    assert mask_from_offsets([], [(0, 4)]) == []
+
+
+def test_split_at_spans_keeps_every_character_once():
+    assert split_at_spans("abcdef", [(0, 2), (4, 5)]) == [("ab", True), ("cd", False), ("e", True),
+                                                          ("f", False)]
+    assert split_at_spans("abc", []) == [("abc", False)]
+
+
+def test_a_tokenizer_with_its_own_template_is_rendered_with_it():
+    messages = [Message(Role.SYSTEM, "s"), Message(Role.USER, "u"), Message(Role.ASSISTANT, "abcd"),
+                Message(Role.USER, "v"), Message(Role.ASSISTANT, "xy")]
+    tokenizer = FakeTemplatedTokenizer()
+    text = "<t>system:s<e>\n<t>user:u<e>\n<t>assistant:abcd<e>\n<t>user:v<e>\n<t>assistant:xy<e>\n"
+    transcript = render_tokens(messages, tokenizer)
+    assert transcript.ids == tokenizer.encode(text)
+    # the spans are text[41:48] = "abcd<e>" and text[75:80] = "xy<e>"; pairs start at even characters,
+    # so ":a" (40) is a header's token, and "bc", "d<", "e>" (42, 44, 46), "y<", "e>" (76, 78) are trained
+    assert [k for k, m in enumerate(transcript.mask) if m] == [21, 22, 23, 38, 39]
+    assert [k for k, m in enumerate(render_tokens(messages, tokenizer, last_only=True).mask) if m] == [38, 39]
+    apart = render_tokens(messages, FakeTemplatedTokenizer(offsets=False))  # spans encoded on their own
+    pieces = ["<t>system:s<e>\n<t>user:u<e>\n<t>assistant:", "abcd<e>", "\n<t>user:v<e>\n<t>assistant:",
+              "xy<e>", "\n"]
+    assert apart.ids == [i for piece in pieces for i in tokenizer.encode(piece)]
+    assert apart.mask == [m for n, piece in enumerate(pieces) for m in [n % 2] * len(tokenizer.encode(piece))]
+
+
+def test_a_template_that_cannot_show_the_replies_is_an_error_not_a_wrong_mask():
+    with pytest.raises(ConfigError, match="starts with an assistant message"):
+        render_tokens([Message(Role.ASSISTANT, "x")], FakeTemplatedTokenizer())

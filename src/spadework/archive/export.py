@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Any
 from spadework.archive.records import EnvRecord
 from spadework.archive.store import Archive
 from spadework.errors import ArchiveError
+from spadework.rundir import atomic_path
 
 PARQUET_BATCH_ROWS = 1000
 
@@ -38,25 +38,14 @@ PARQUET_COLUMNS = (
 
 @contextmanager
 def _atomic_target(path: Path) -> Iterator[Path]:
-    """Yield a temporary path beside ``path``; move it onto ``path`` if the block succeeds."""
+    """``atomic_path``, with a failed write said as an ``ArchiveError`` that names the export."""
     path = Path(path)
     try:
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        with atomic_path(path) as temporary:
+            yield temporary
     except OSError as exc:
-        raise ArchiveError(
-            f"cannot write an export to {path}: {exc}; check that {path.parent} exists "
-            "and is writable"
-        ) from exc
-    os.close(fd)
-    tmp = Path(tmp_name)
-    try:
-        yield tmp
-        os.replace(tmp, path)
-    except OSError as exc:
-        raise ArchiveError(f"cannot write an export to {path}: {exc}") from exc
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+        raise ArchiveError(f"cannot write an export to {path}: {exc}; check that {path.parent} exists "
+                           "and is writable") from exc
 
 
 def export_jsonl(archive: Archive, path: Path) -> int:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from spadework.archive.results import DesignResult
 from spadework.errors import ArchiveError
 from spadework.validate.verdict import Verdict
 
@@ -115,7 +116,8 @@ class EnvRecord:
         created_at: ISO-8601 UTC time of creation, seconds precision.
         content_hash: ``content_hash(source)``; equal for sources that differ only in
             comments, docstrings or formatting.
-        metrics: JSON-serialisable numbers and notes added later (e.g. regret).
+        metrics: JSON-serialisable numbers and notes (e.g. regret); a designed attempt's results
+            are stored here under stable names and read back typed as ``design``.
     """
 
     id: int | None
@@ -146,6 +148,12 @@ class EnvRecord:
     def class_name(self) -> str | None:
         return self.verdict.class_name
 
+    @property
+    def design(self) -> DesignResult | None:
+        """The designed attempt this record holds (its results typed), or None when the record
+        is not one (e.g. a file added by ``spadework validate --run-dir``)."""
+        return DesignResult.from_metrics(self.metrics)
+
     @classmethod
     def new(
         cls,
@@ -153,6 +161,7 @@ class EnvRecord:
         verdict: Verdict,
         origin: str,
         metrics: dict[str, Any] | None = None,
+        design: DesignResult | None = None,
     ) -> EnvRecord:
         """Make a record not yet in the archive, stamped now and hashed.
 
@@ -161,9 +170,18 @@ class EnvRecord:
             verdict: the validator's verdict on it.
             origin: where the source came from.
             metrics: initial metrics; copied.
+            design: the designed attempt's results; stored in the metrics (its keys win).
 
         Returns:
             A record with ``id=None``.
+
+        >>> from spadework.validate.verdict import Verdict
+        >>> record = EnvRecord.new("x = 1", Verdict((), "none"), "run:i0:d0:a1", {"note": "n"},
+        ...                        design=DesignResult(0, "d0", 1, None, None, True))
+        >>> record.design.final, record.metrics["note"], record.metrics["design_id"]
+        (True, 'n', 'd0')
+        >>> EnvRecord.new("x = 1", Verdict((), "none"), "envs/x.py").design is None
+        True
         """
         return cls(
             id=None,
@@ -172,7 +190,7 @@ class EnvRecord:
             origin=origin,
             created_at=utc_now(),
             content_hash=content_hash(source),
-            metrics=dict(metrics or {}),
+            metrics={**(metrics or {}), **(design.to_metrics() if design is not None else {})},
         )
 
     def to_json(self) -> dict[str, Any]:

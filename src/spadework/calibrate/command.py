@@ -44,7 +44,9 @@ from spadework.calibrate.runner import (
     calibration_rollout,
     load_files,
 )
+from spadework.config import add_set_option
 from spadework.errors import UsageError
+from spadework.eval.command import with_overrides
 from spadework.eval.policies import BASE, PolicySpec, load_eval_policy, parse_policy_spec
 from spadework.eval.report import write_report
 from spadework.policy.base import Policy
@@ -65,6 +67,8 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
                         help="'base', RUN_DIR, RUN_DIR/checkpoints/latest or "
                              "RUN_DIR/checkpoints/iteration-NNNN (default: base)")
     parser.add_argument("--config", type=Path, help="the config of 'base' (default: built-in defaults)")
+    add_set_option(parser, "changes the policy's config (base's: --config or the defaults; a run's: its "
+                           "config.toml)")
     parser.add_argument("--plays", type=int, default=DEFAULT_PLAYS,
                         help=f"paired seeds per environment (default {DEFAULT_PLAYS})")
     parser.add_argument("--seed-start", type=int, default=CALIBRATION_SEED_START,
@@ -135,7 +139,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     if args.plays < 1:
         raise UsageError(f"--plays must be at least 1, got {args.plays}")
     files = load_files(args.paths)
-    spec = parse_policy_spec(args.policy, args.config)
+    spec = with_overrides(parse_policy_spec(args.policy, args.config), args.config, dict(args.sets or ()))
     seeds = tuple(range(args.seed_start, args.seed_start + args.plays))
     _say(f"{spec.name}: {len(files)} files, {len(seeds)} paired seeds from {seeds[0]}")
     start = time.perf_counter()

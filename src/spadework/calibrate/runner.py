@@ -10,14 +10,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from spadework.calibrate.records import Calibration, EnvResult, Kind, Screening
 from spadework.calibrate.stats import PairedScores
 from spadework.config import RunConfig
+from spadework.engines import rollout_config, sampling
 from spadework.errors import UsageError
-from spadework.policy.base import Policy, Sampling
+from spadework.policy.base import Policy
 from spadework.rollout import Arm, EndReason, Episode, PlayJob, RolloutConfig, run_plays
+from spadework.sandbox import SandboxProtocol
 from spadework.validate import Verdict, read_source, validate
 from spadework.validate.parse import extract_code
 
@@ -99,12 +100,10 @@ def calibration_rollout(config: RunConfig) -> RolloutConfig:
     >>> rollout.max_turns_cap, rollout.sampling.temperature, rollout.context_tokens
     (6, 0.7, 3072)
     """
-    sampling = config.agent.sampling
-    return config.agent.rollout(Sampling(temperature=sampling.temperature, top_p=sampling.top_p,
-                                         max_tokens=sampling.max_tokens, seed=config.run.seed))
+    return rollout_config(config.agent, sampling(config.agent.sampling, seed=config.run.seed))
 
 
-def screen(file: CalibrationFile, sandbox: Any) -> EnvResult:
+def screen(file: CalibrationFile, sandbox: SandboxProtocol) -> EnvResult:
     """Validate one file and read the verdict against its kind (not yet played)."""
     verdict: Verdict = validate(file.text, sandbox, is_reply=file.is_reply)
     failed = verdict.failure
@@ -124,7 +123,7 @@ def _played(result: EnvResult, episodes: Sequence[Episode], env_id: str, seeds: 
 def calibrate(
     files: Sequence[CalibrationFile],
     policy: Policy,
-    sandbox: Any,
+    sandbox: SandboxProtocol,
     rollout: RolloutConfig,
     seeds: Sequence[int],
 ) -> Calibration:

@@ -24,7 +24,7 @@ def _datasets() -> Any:
     except ImportError as exc:
         raise CorpusError(
             "reading a 'hf' corpus needs the datasets library, which is not installed; "
-            "run `pip install datasets`, or export the corpus to JSONL or Parquet"
+            "run `pip install 'spadework[hf]'`, or export the corpus to JSONL or Parquet"
         ) from exc
     return datasets
 

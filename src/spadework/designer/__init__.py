@@ -3,7 +3,7 @@ repair, and near-duplicate rejection."""
 
 from spadework.designer.design import Design, DesignAttempt, design_batch
 from spadework.designer.memory import MemoryDigest, build_digest
-from spadework.designer.novelty import NoveltyIndex, checks_with_novelty, novel_check
+from spadework.designer.novelty import NoveltyIndex, checks_with_novelty, novel_check, run_index
 from spadework.designer.prompts import render_design, render_hint_request, render_repair
 
 __all__ = [
@@ -13,6 +13,7 @@ __all__ = [
     "NoveltyIndex",
     "build_digest",
     "checks_with_novelty",
+    "run_index",
     "design_batch",
     "novel_check",
     "render_design",

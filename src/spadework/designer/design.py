@@ -26,6 +26,7 @@ from spadework.designer.prompts import (
 )
 from spadework.errors import ParseError, PolicyError
 from spadework.policy.base import Completion, Conversation, Message, Policy, Sampling
+from spadework.sandbox import SandboxProtocol
 from spadework.validate.checks import CHECKS, Check, ValidatorConfig
 from spadework.validate.parse import extract_code
 from spadework.validate.validator import validate
@@ -176,7 +177,7 @@ def _map(function: Callable[[Any], Any], items: Sequence[Any], workers: int) -> 
 
 def design_batch(
     policy: Policy,
-    sandbox: Any,
+    sandbox: SandboxProtocol,
     documents: Sequence[tuple[str, str, str | None]],
     digest: MemoryDigest,
     *,

@@ -2,9 +2,9 @@
 
 Without it the designer repeats itself. The digest names a few environments that were
 at the right difficulty (high regret), the most recent ones (not to repeat), and those
-that were too easy or too hard. It is built from archive records' ``metrics``, which the
-loop writes: ``iteration``, ``regret``, ``solve_rate_nohint``, ``solve_rate_hint``,
-``description`` (the first observation, short) and ``domain``.
+that were too easy or too hard. It is built from the results the loop archives with each
+design (``EnvRecord.design``): its iteration and, when it was played, its regret, solve rates
+and description (the first observation, short).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from spadework.archive import EnvRecord
+from spadework.archive import EnvRecord, PlayResult
 
 DESCRIPTION_CHARS = 160
 """The most characters of a description the digest keeps."""
@@ -107,16 +107,24 @@ def _names(names: Iterable[str]) -> str:
     return ", ".join(dict.fromkeys(names))
 
 
-def _number(metrics: dict[str, Any], key: str, default: float) -> float:
-    """``metrics[key]`` when it is a finite number, else ``default``.
+def _finite(value: float, default: float) -> float:
+    """``value`` when it is finite, else ``default``.
 
-    >>> _number({"a": 0.0, "b": "x", "c": True}, "a", -1.0), _number({"b": "x"}, "b", -1.0)
+    >>> _finite(0.0, -1.0), _finite(float("nan"), -1.0)
     (0.0, -1.0)
     """
-    value = metrics.get(key)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        return default
-    return float(value)
+    return value if math.isfinite(value) else default
+
+
+def _iteration(record: EnvRecord) -> int:
+    """The iteration that designed the record; -1 for records not designed by the loop."""
+    design = record.design
+    return design.iteration if design is not None else -1
+
+
+def _play(record: EnvRecord) -> PlayResult | None:
+    design = record.design
+    return design.play if design is not None else None
 
 
 def _name(record: EnvRecord) -> str:
@@ -139,10 +147,10 @@ def build_digest(
     """The digest of archive records (pure: the caller reads the archive).
 
     Only valid records count. They are taken oldest first: in the order given, stably
-    sorted by ``metrics["iteration"]`` where present (records without it come first).
+    sorted by their design's iteration (records not designed by the loop come first).
 
     Args:
-        records: archive records with the loop's metrics.
+        records: archive records; the loop's carry their results as ``record.design``.
         references: how many reference environments to name: those whose no-hint solve
             rate lies within ``band`` (and that are not too hard), highest positive regret first.
         recent: how many of the latest valid environments to name; also the most names
@@ -159,15 +167,16 @@ def build_digest(
     low, high = band
     if not 0.0 <= low <= high <= 1.0:
         raise ValueError(f"build_digest band must satisfy 0 <= low <= high <= 1, got {band}")
-    valid = sorted((r for r in records if r.valid), key=lambda r: _number(r.metrics, "iteration", -1.0))
-    easy = [r for r in valid if _number(r.metrics, "solve_rate_nohint", -1.0) >= high]
-    hard = [r for r in valid if _number(r.metrics, "solve_rate_hint", 2.0) <= low]
+    valid = sorted((r for r in records if r.valid), key=_iteration)
+    played = [(r, play) for r in valid if (play := _play(r)) is not None]
+    easy = [r for r, play in played if _finite(play.solve_rate_nohint, -1.0) >= high]
+    hard = [r for r, play in played if _finite(play.solve_rate_hint, 2.0) <= low]
     hard_ids = {id(r) for r in hard}
-    fitting = [r for r in valid if id(r) not in hard_ids and _number(r.metrics, "regret", 0.0) > 0.0
-               and low <= _number(r.metrics, "solve_rate_nohint", -1.0) <= high]
-    best = sorted(reversed(fitting), key=lambda r: -_number(r.metrics, "regret", 0.0))[:references]
+    fitting = [(r, play) for r, play in played if id(r) not in hard_ids and _finite(play.regret, 0.0) > 0.0
+               and low <= _finite(play.solve_rate_nohint, -1.0) <= high]
+    best = sorted(reversed(fitting), key=lambda p: -_finite(p[1].regret, 0.0))[:references]
     return MemoryDigest(
-        references=tuple((_name(r), _description(r), _number(r.metrics, "regret", 0.0)) for r in best),
+        references=tuple((_name(r), _description(r), _finite(play.regret, 0.0)) for r, play in best),
         recent=tuple((_name(r), _description(r)) for r in (valid[-recent:] if recent > 0 else [])),
         too_easy=_newest_names(easy, recent),
         too_hard=_newest_names(hard, recent),
@@ -175,4 +184,5 @@ def build_digest(
 
 
 def _description(record: EnvRecord) -> str:
-    return shorten(str(record.metrics.get("description", "")))
+    play = _play(record)
+    return shorten(play.description if play is not None else "")

@@ -25,6 +25,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from spadework.archive import EnvRecord, content_hash, normalise_source
+from spadework.designer.prompts import DesignForm, default_example
+from spadework.envs.examples import example_paths
 from spadework.errors import CheckFailed
 from spadework.sandbox.loader import bound_names
 from spadework.validate.checks import CHECKS, Check, CheckContext
@@ -252,6 +254,17 @@ class NoveltyIndex:
                 key = record.id if record.id is not None else record.content_hash
                 index.add(key, record.source, record.class_name)
         return index
+
+
+def run_index(records: Iterable[EnvRecord], threshold: float = 0.85) -> NoveltyIndex:
+    """What a new design must not copy: the valid environments of ``records`` (an archive), the
+    bundled example environments and the designer prompts' own examples."""
+    index = NoveltyIndex.from_records(records, threshold=threshold)
+    for path in example_paths():
+        index.add(f"example:{path.stem}", path.read_text(encoding="utf-8"))
+    for form in DesignForm:
+        index.add(f"example:prompt-{form}", default_example(form))
+    return index
 
 
 def novel_check(index: NoveltyIndex) -> Check:

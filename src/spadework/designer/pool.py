@@ -12,12 +12,12 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from spadework.archive import ARCHIVE_FILE, Archive
 from spadework.designer.design import Design, DesignAttempt
 from spadework.envs.examples import example_paths
 from spadework.errors import ConfigError
+from spadework.sandbox import SandboxProtocol
 from spadework.validate import validate
 
 EXAMPLES = "examples"
@@ -44,7 +44,7 @@ def pool_sources(spec: str) -> list[tuple[str, str]]:
     elif path.name == ARCHIVE_FILE or (path / ARCHIVE_FILE).exists():
         with Archive.open(path.parent if path.name == ARCHIVE_FILE else path, create=False) as archive:
             found = [(f"archive-{r.id}", r.source) for r in archive.records(valid=True)
-                     if r.metrics.get("final")]
+                     if (design := r.design) is not None and design.final]
     else:
         raise ConfigError(f"designer.fixed_pool {spec!r} is neither 'examples', a folder of .py files, "
                           "nor a run directory or archive.sqlite")
@@ -53,7 +53,7 @@ def pool_sources(spec: str) -> list[tuple[str, str]]:
     return found
 
 
-def load_pool(spec: str, sandbox: Any) -> tuple[list[PoolMember], int]:
+def load_pool(spec: str, sandbox: SandboxProtocol) -> tuple[list[PoolMember], int]:
     """The pool's valid members (validated now) and how many were left out as invalid.
 
     Raises:

@@ -11,13 +11,20 @@ TSNE_MIN_POINTS = 8
 def pca_2d(matrix: np.ndarray) -> np.ndarray:
     """The first two principal components (columns padded with zeros when there are fewer).
 
+    Each component's sign is fixed so that its largest loading is positive (scikit-learn's rule),
+    so the map points the same way whatever sign the decomposition returned; mirrored data gives
+    a mirrored map.
+
     >>> pca_2d(np.array([[0.0, 0.0], [2.0, 0.0], [4.0, 0.0]])).round(3).tolist()
     [[-2.0, 0.0], [0.0, 0.0], [2.0, 0.0]]
+    >>> pca_2d(np.array([[0.0, 0.0], [-2.0, 0.0], [-4.0, 0.0]])).round(3).tolist()
+    [[2.0, 0.0], [0.0, 0.0], [-2.0, 0.0]]
     """
     centred = matrix - matrix.mean(axis=0, keepdims=True)
     _, _, components = np.linalg.svd(centred, full_matrices=False)
-    coords = centred @ components[:2].T
-    coords = coords * np.where(coords.sum(axis=0) < 0, -1.0, 1.0)  # a stable sign per axis
+    components = components[:2]
+    largest = components[np.arange(len(components)), np.abs(components).argmax(axis=1)]
+    coords = centred @ (components * np.where(largest < 0, -1.0, 1.0)[:, None]).T
     if coords.shape[1] < 2:
         coords = np.hstack([coords, np.zeros((len(matrix), 2 - coords.shape[1]))])
     return coords + 0.0  # no negative zeros

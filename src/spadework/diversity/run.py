@@ -10,8 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
-from spadework.archive import Archive, EnvRecord
-from spadework.diversity.embed import Embedder, make_embedder
+from spadework.archive import Archive, EnvRecord, PlayResult
+from spadework.diversity.embed import Embedder, EmbedderKind, make_embedder
 from spadework.diversity.measure import as_matrix, cluster_labels, collapsed, summarise
 from spadework.diversity.project import project_2d
 from spadework.diversity.records import DiversitySummary, MapPoint, RunDiversity
@@ -32,15 +32,32 @@ class DiversitySettings:
 
 def measured(record: EnvRecord) -> bool:
     """Whether a record is one of the run's environments: a valid final design, or a valid
-    file recorded by ``spadework validate --run-dir``."""
-    return record.valid and bool(record.metrics.get("final", "design_id" not in record.metrics))
+    file recorded by ``spadework validate --run-dir`` (a record without a design).
+
+    >>> from spadework.archive import DesignResult
+    >>> from spadework.validate.verdict import CheckResult, Outcome, Verdict
+    >>> ok = Verdict((CheckResult("load", Outcome.PASSED),), "none")
+    >>> def attempt(final): return DesignResult(0, "d", 1, None, None, final)
+    >>> [measured(EnvRecord.new("x = 1", ok, "run", design=attempt(f))) for f in (True, False)]
+    [True, False]
+    >>> measured(EnvRecord.new("x = 1", ok, "envs/x.py"))
+    True
+    """
+    design = record.design
+    return record.valid and (design is None or design.final)
 
 
 def texts_of(record: EnvRecord) -> tuple[str, str]:
     """What is embedded: the environment as a player meets it (its first observation, or its
     class and hint when it was never played) and its code."""
-    description = record.metrics.get("description") or f"{record.class_name or ''}: {record.hint or ''}"
-    return str(description), record.source
+    play = _play(record)
+    description = play.description if play is not None else ""
+    return description or f"{record.class_name or ''}: {record.hint or ''}", record.source
+
+
+def _play(record: EnvRecord) -> PlayResult | None:
+    design = record.design
+    return design.play if design is not None else None
 
 
 def _digest(text: str) -> str:
@@ -94,21 +111,6 @@ def loop_metrics(vectors_so_far: np.ndarray, new_count: int, settings: Diversity
     }
 
 
-def from_config(section) -> tuple[Embedder, DiversitySettings]:
-    """The embedder and settings of a config's ``[diversity]`` section."""
-    return make_embedder(section.embedder), DiversitySettings(
-        near_duplicate=section.near_duplicate, cluster_distance=section.cluster_distance,
-        collapse_window=section.collapse_window)
-
-
-def run_settings(run_dir: Path) -> tuple[Embedder, DiversitySettings]:
-    """The embedder and settings a run was measured with (its config.toml), else the defaults."""
-    from spadework.config import CONFIG_FILE, load_config  # the config module imports this part
-
-    path = Path(run_dir) / CONFIG_FILE
-    return from_config(load_config(path if path.is_file() else None).diversity)
-
-
 class DiversityTracker:
     """The loop's measurement: embeds each iteration's new environments (cached in the archive)
     and scores them together with every earlier one."""
@@ -127,18 +129,23 @@ class DiversityTracker:
 
 
 def _iteration(record: EnvRecord) -> int | None:
-    value = record.metrics.get("iteration")
-    return int(value) if isinstance(value, int | float) else None
+    design = record.design
+    return design.iteration if design is not None else None
 
 
 def run_diversity(
     run_dir: Path, embedder: Embedder | None = None, settings: DiversitySettings | None = None,
 ) -> RunDiversity:
     """Measure a run: the summary over all its environments, the summary after each iteration
-    (cumulative), the iterations that raised the collapse alarm, and the 2-D map."""
-    if embedder is None or settings is None:
-        own_embedder, own_settings = run_settings(run_dir)
-        embedder, settings = embedder or own_embedder, settings or own_settings
+    (cumulative), the iterations that raised the collapse alarm, and the 2-D map.
+
+    Args:
+        embedder: embeds the environments; default: the best one this install has.
+        settings: the thresholds; default: ``DiversitySettings()``. (``spadework.engines``'s
+            ``measure_run`` measures with the settings in the run's own config.)
+    """
+    embedder = embedder or make_embedder(EmbedderKind.AUTO)
+    settings = settings or DiversitySettings()
     with Archive.open(run_dir, create=False) as archive:
         records = [r for r in archive.records() if measured(r)]
         vectors = embed_records(records, embedder, archive)
@@ -161,9 +168,11 @@ def run_diversity(
 def map_points(records: Sequence[EnvRecord], coords: np.ndarray,
                labels: Sequence[int]) -> tuple[MapPoint, ...]:
     """One point per environment, with what the map colours by."""
-    return tuple(
-        MapPoint(record_id=r.id or 0, x=float(x), y=float(y), iteration=_iteration(r),
-                 domain=r.metrics.get("domain"), regret=r.metrics.get("regret"), cluster=label,
-                 class_name=r.class_name)
-        for r, (x, y), label in zip(records, coords, labels, strict=True)
-    )
+    points = []
+    for r, (x, y), label in zip(records, coords, labels, strict=True):
+        design, play = r.design, _play(r)
+        points.append(MapPoint(record_id=r.id or 0, x=float(x), y=float(y), iteration=_iteration(r),
+                               domain=design.domain if design is not None else None,
+                               regret=play.regret if play is not None else None, cluster=label,
+                               class_name=r.class_name))
+    return tuple(points)

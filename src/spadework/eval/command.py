@@ -19,12 +19,14 @@ import json
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 
+from spadework.config import CONFIG_FILE, add_set_option, load_config
 from spadework.errors import UsageError
 from spadework.eval.policies import BASE, PolicySpec, distinct_names, parse_policy_spec, play_policy
 from spadework.eval.report import (
@@ -51,6 +53,8 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
                         help="'base', RUN_DIR, RUN_DIR/checkpoints/latest or "
                              "RUN_DIR/checkpoints/iteration-NNNN; twice to compare two (default: base)")
     parser.add_argument("--config", type=Path, help="the config of 'base' (default: built-in defaults)")
+    add_set_option(parser, "changes every policy's config (base's: --config or the defaults; a run's: its "
+                           "config.toml)")
     parser.add_argument("--suite", action="append", choices=[s.value for s in Suite],
                         help="only this suite (repeatable; default: all)")
     parser.add_argument("--task", action="append", metavar="NAME",
@@ -74,6 +78,19 @@ def default_out(specs: Sequence[PolicySpec], stamp: str) -> Path:
     return folder / f"eval-{stamp}.json"
 
 
+def with_overrides(spec: PolicySpec, config_file: Path | None, overrides: dict[str, Any]) -> PolicySpec:
+    """``spec`` with ``--set`` overrides applied to its config: a run's ``config.toml``, or for
+    ``base`` ``config_file`` (None: the defaults).
+
+    Raises:
+        ConfigError: an override names no field, or its value is invalid.
+    """
+    if not overrides:
+        return spec
+    source = spec.run_dir / CONFIG_FILE if spec.run_dir is not None else config_file
+    return replace(spec, config=load_config(source, overrides))
+
+
 def _plan(args: argparse.Namespace) -> tuple[tuple[PolicySpec, ...], tuple[TaskSpec, ...], tuple[int, ...]]:
     """Policies, tasks and seeds from the flags; every mistake is found before anything plays."""
     given = args.policy or [BASE]
@@ -82,7 +99,9 @@ def _plan(args: argparse.Namespace) -> tuple[tuple[PolicySpec, ...], tuple[TaskS
     if args.seeds < 1:
         raise UsageError(f"--seeds must be at least 1, got {args.seeds}")
     tasks = select_tasks(args.suite or (), args.task or (), args.max_turns)
-    specs = distinct_names([parse_policy_spec(text, args.config) for text in given])
+    overrides = dict(args.sets or ())
+    specs = distinct_names([with_overrides(parse_policy_spec(text, args.config), args.config, overrides)
+                            for text in given])
     require_packages(tasks)
     return specs, tasks, tuple(range(args.seed_start, args.seed_start + args.seeds))
 

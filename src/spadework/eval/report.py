@@ -25,7 +25,7 @@ from rich.table import Table
 
 from spadework.eval.runner import OVERALL, EvalResult, Tally
 from spadework.eval.stats import PairedStats, paired_comparison
-from spadework.loop import write_atomically
+from spadework.rundir import write_atomically
 
 EVAL_DIR = "eval"
 """Where a run keeps its evaluation reports (``RUN_DIR/eval/*.json``); its report reads them."""

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from spadework.config import RunConfig
+from spadework.engines import rollout_config
 from spadework.envs.contract import MAX_TURNS_LIMIT
 from spadework.errors import UsageError
 from spadework.eval.stats import wilson_interval
@@ -178,9 +179,9 @@ def eval_rollout(config: RunConfig) -> RolloutConfig:
     >>> rollout.sampling.temperature, rollout.context_tokens
     (0.0, 3072)
     """
-    agent = config.agent
-    return agent.rollout(Sampling(temperature=0.0, top_p=1.0, max_tokens=agent.sampling.max_tokens,
-                                  seed=config.run.seed))
+    greedy = Sampling(temperature=0.0, top_p=1.0, max_tokens=config.agent.sampling.max_tokens,
+                      seed=config.run.seed)
+    return rollout_config(config.agent, greedy)
 
 
 def held_out_rollout(rollout: RolloutConfig, tasks: Sequence[TaskSpec]) -> RolloutConfig:

@@ -1,7 +1,7 @@
 """Checkpoints: one directory per iteration under ``RUN_DIR/checkpoints``, made whole or not at all.
 
-A checkpoint is written into ``iteration-NNNN.partial`` and renamed into place, so a crash
-leaves either the complete directory or a partial one that the next writer removes. The
+A checkpoint is written into a temporary folder beside it and renamed into place, so a crash
+leaves either the complete directory or a temporary one that the next writer removes. The
 loop writes iteration N's checkpoint before it commits iteration N to the archive; on
 resume, a checkpoint newer than the last committed iteration belongs to work that was
 never committed, and is removed.
@@ -10,12 +10,13 @@ never committed, and is removed.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from spadework.rundir import atomic_path, write_atomically
 
 CHECKPOINTS_DIR = "checkpoints"
 LOOP_STATE_FILE = "loop.json"
@@ -59,29 +60,20 @@ def write_checkpoint(run_dir: Path, iteration: int, save: Callable[[Path], None]
     folder = run_dir / CHECKPOINTS_DIR
     folder.mkdir(parents=True, exist_ok=True)
     final = folder / checkpoint_name(iteration)
-    partial = folder / f"{final.name}.partial"
-    shutil.rmtree(partial, ignore_errors=True)
-    partial.mkdir()
-    save(partial)
-    (partial / LOOP_STATE_FILE).write_text(json.dumps(loop_state, sort_keys=True), encoding="utf-8")
-    shutil.rmtree(final, ignore_errors=True)  # a leftover of a run that crashed before its commit
-    os.replace(partial, final)
-    _write_latest(folder, final.name)
+    with atomic_path(final) as partial:  # replaces a leftover of a run that crashed before its commit
+        partial.mkdir()
+        save(partial)
+        (partial / LOOP_STATE_FILE).write_text(json.dumps(loop_state, sort_keys=True), encoding="utf-8")
+    write_atomically(folder / LATEST, final.name + "\n")
     for old in list(checkpoints(run_dir))[:-keep]:
         shutil.rmtree(folder / checkpoint_name(old), ignore_errors=True)
     return final
 
 
-def _write_latest(folder: Path, name: str) -> None:
-    temporary = folder / f"{LATEST}.tmp"
-    temporary.write_text(name + "\n", encoding="utf-8")
-    os.replace(temporary, folder / LATEST)
-
-
 def drop_uncommitted(run_dir: Path, last_committed: int | None) -> list[int]:
     """Remove partial checkpoints and those after ``last_committed``; returns the removed iterations."""
     folder = run_dir / CHECKPOINTS_DIR
-    for partial in folder.glob("*.partial") if folder.is_dir() else ():
+    for partial in [*folder.glob("*.partial"), *folder.glob(".*.tmp")] if folder.is_dir() else ():
         shutil.rmtree(partial, ignore_errors=True)
     limit = -1 if last_committed is None else last_committed
     removed = [i for i in checkpoints(run_dir) if i > limit]
@@ -89,7 +81,7 @@ def drop_uncommitted(run_dir: Path, last_committed: int | None) -> list[int]:
         shutil.rmtree(folder / checkpoint_name(iteration), ignore_errors=True)
     remaining = checkpoints(run_dir)
     if removed and remaining:
-        _write_latest(folder, remaining[max(remaining)].name)
+        write_atomically(folder / LATEST, remaining[max(remaining)].name + "\n")
     elif removed:
         (folder / LATEST).unlink(missing_ok=True)
     return removed

@@ -8,13 +8,13 @@ PEFT's A and B as they are.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from spadework.errors import ConfigError
+from spadework.rundir import atomic_path
 
 GGUF_TENSOR = {
     "q_proj": "attn_q", "k_proj": "attn_k", "v_proj": "attn_v", "o_proj": "attn_output",
@@ -54,18 +54,17 @@ def write_gguf_lora(
     """Write the tensors as a GGUF LoRA adapter at ``path`` (atomically: a reader never sees half)."""
     import gguf
 
-    partial = path.with_name(f"{path.name}.partial-{os.getpid()}")
-    writer = gguf.GGUFWriter(str(partial), arch=architecture)
-    writer.add_string("general.type", "adapter")
-    writer.add_string("adapter.type", "lora")
-    writer.add_float32("adapter.lora.alpha", float(alpha))
-    for name, array in tensors:
-        writer.add_tensor(name, array)
-    writer.write_header_to_file()
-    writer.write_kv_data_to_file()
-    writer.write_tensors_to_file()
-    writer.close()
-    os.replace(partial, path)
+    with atomic_path(path) as partial:
+        writer = gguf.GGUFWriter(str(partial), arch=architecture)
+        writer.add_string("general.type", "adapter")
+        writer.add_string("adapter.type", "lora")
+        writer.add_float32("adapter.lora.alpha", float(alpha))
+        for name, array in tensors:
+            writer.add_tensor(name, array)
+        writer.write_header_to_file()
+        writer.write_kv_data_to_file()
+        writer.write_tensors_to_file()
+        writer.close()
     return path
 
 

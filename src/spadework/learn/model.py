@@ -6,108 +6,43 @@ Where the weights come from (``LearnerSection.model``):
   loads take seconds;
 - a ``.gguf`` path or a preset name: the same, for that file;
 - a Hugging Face model folder, or a model id where the machine can download it;
-- ``"tiny"`` or ``"tiny:SEED"``: a tiny randomly initialised Qwen2-shaped model built here from
+- ``"tiny"`` or ``"tiny:SEED"``: a tiny randomly initialised Qwen2-shaped model built from
   a config (no download) with a byte-level tokenizer, for tests and benchmarks.
+
+The plain loading (tiny model, byte tokenizer, Hugging Face folders, the tokenizer adapter)
+is the policy layer's (``policy.hf``), shared with the hf backend; its names are re-exported
+here. The learner adds the cached dequantized copy of a GGUF model and the LoRA adapter.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import shutil
-from dataclasses import dataclass
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from spadework.errors import ConfigError
-from spadework.policy.models import PRESETS, default_cache_dir, resolve_model
+from spadework.errors import ConfigError, PolicyError
+from spadework.policy.hf import (
+    HF_CACHE,
+    SPECIALS,
+    TINY,
+    ByteTokenizer,
+    HFTokenizer,
+    LoadedModel,
+    hf_folder,
+    load_hf,
+    tiny_model,
+)
+from spadework.policy.models import PRESETS, resolve_model
 
-TINY = "tiny"
-SPECIALS = ("<|im_start|>", "<|im_end|>", "<|endoftext|>")
-"""The byte tokenizer's special tokens (ChatML's), after the 256 byte values."""
-HF_CACHE = "hf"
-"""Folder under the model cache where dequantized copies of GGUF models are kept."""
-
-
-class ByteTokenizer:
-    """A real, trivial tokenizer: one id per UTF-8 byte, plus ChatML's special tokens.
-
-    >>> t = ByteTokenizer()
-    >>> t.encode("<|im_start|>hi")
-    [256, 104, 105]
-    >>> t.decode(t.encode("<|im_end|>é"))
-    '<|im_end|>é'
-    """
-
-    vocab_size = 256 + len(SPECIALS)
-    eos_token_id = 256 + SPECIALS.index("<|im_end|>")
-    _split = re.compile("(" + "|".join(re.escape(s) for s in SPECIALS) + ")")
-
-    def encode(self, text: str) -> list[int]:
-        ids: list[int] = []
-        for part in self._split.split(text):
-            ids += [256 + SPECIALS.index(part)] if part in SPECIALS else list(part.encode("utf-8"))
-        return ids
-
-    def decode(self, ids: list[int]) -> str:
-        out, pending = [], bytearray()
-        for i in ids:
-            if i < 256:
-                pending.append(i)
-                continue
-            out.append(pending.decode("utf-8", errors="replace"))
-            pending = bytearray()
-            out.append(SPECIALS[i - 256])
-        return "".join(out) + pending.decode("utf-8", errors="replace")
-
-
-class HFTokenizer:
-    """A transformers tokenizer behind the ``encode``/``decode`` of ``rollout.tokens.Tokenizer``."""
-
-    def __init__(self, tokenizer: Any):
-        self.inner = tokenizer
-        self.eos_token_id = tokenizer.convert_tokens_to_ids("<|im_end|>") or tokenizer.eos_token_id
-
-    def encode(self, text: str) -> list[int]:
-        return list(self.inner.encode(text, add_special_tokens=False))
-
-    def decode(self, ids: list[int]) -> str:
-        return str(self.inner.decode(ids))
-
-
-@dataclass(frozen=True)
-class LoadedModel:
-    """A base model, its tokenizer, and where it came from (``gguf`` set when it has a GGUF twin)."""
-
-    model: Any
-    tokenizer: Any
-    source: str
-    gguf: Path | None = None
-
-
-def tiny_model(seed: int = 0, vocab_size: int = ByteTokenizer.vocab_size) -> Any:
-    """A tiny Qwen2-shaped causal LM with random weights (two layers, width 64)."""
-    import torch
-    from transformers import Qwen2Config, Qwen2ForCausalLM
-
-    config = Qwen2Config(vocab_size=vocab_size, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=32768,
-                         tie_word_embeddings=True, eos_token_id=ByteTokenizer.eos_token_id)
-    torch.manual_seed(seed)
-    return Qwen2ForCausalLM(config).float()
-
-
-def _dtype(name: str) -> Any:
-    import torch
-
-    if name == "auto":
-        return torch.bfloat16 if torch.cuda.is_available() else torch.float32
-    return {"float32": torch.float32, "bfloat16": torch.bfloat16}[name]
+__all__ = ["HF_CACHE", "SPECIALS", "TINY", "ByteTokenizer", "HFTokenizer", "LoadedModel", "hf_copy",
+           "load_base", "tiny_model", "with_lora"]
 
 
 def hf_copy(gguf: Path, cache_dir: Path | None = None) -> Path:
     """The Hugging Face folder dequantized from ``gguf``, made once (atomically) and then reused."""
-    folder = (cache_dir or default_cache_dir()) / HF_CACHE / f"{gguf.stem}-{gguf.stat().st_size}"
+    folder = hf_folder(gguf, cache_dir)
     if (folder / "config.json").exists():
         return folder
     import torch
@@ -131,30 +66,22 @@ def load_base(
 ) -> LoadedModel:
     """The learner's base model and tokenizer for ``source`` (see the module's docstring).
 
+    Loading is ``policy.hf.load_hf``'s; a GGUF model is first dequantized into its cached folder.
+
     Raises:
         ConfigError: the source names nothing loadable (the message says what is accepted).
     """
-    if source == TINY or source.startswith(f"{TINY}:"):
-        seed = int(source.partition(":")[2] or 0)
-        return LoadedModel(tiny_model(seed), ByteTokenizer(), source)
     name = policy_model if source == "policy" else source
     if name in PRESETS or name.endswith(".gguf"):
-        gguf = resolve_model(name, cache_dir)
-        folder, twin = hf_copy(gguf, cache_dir), gguf
-    elif Path(name).is_dir() or "/" in name:  # a folder, or a Hugging Face model id (on a cluster)
-        folder, twin = Path(name), None
-    else:
+        hf_copy(resolve_model(name, cache_dir), cache_dir)
+    elif not (name == TINY or name.startswith(f"{TINY}:") or Path(name).is_dir() or "/" in name):
         raise ConfigError(f"learner model {source!r} is neither 'policy', 'tiny', a preset "
                           f"({', '.join(PRESETS)}), a .gguf file nor a Hugging Face model folder or id")
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
     try:
-        model = AutoModelForCausalLM.from_pretrained(str(folder), dtype=_dtype(dtype))
-        tokenizer = AutoTokenizer.from_pretrained(str(folder))
-    except OSError as exc:
-        raise ConfigError(f"learner model {source!r} could not be loaded ({str(exc)[:300]}); give a Hugging "
-                          "Face folder that exists here, or an id the machine can download") from None
-    return LoadedModel(model, HFTokenizer(tokenizer), source, twin)
+        loaded = load_hf(name, dtype=dtype, cache_dir=cache_dir)
+    except PolicyError as exc:
+        raise ConfigError(f"learner model {source!r}: {exc}") from None
+    return replace(loaded, source=source)
 
 
 def with_lora(model: Any, *, rank: int, alpha: float, dropout: float, targets: tuple[str, ...]) -> Any:

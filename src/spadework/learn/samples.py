@@ -14,10 +14,11 @@ from enum import StrEnum
 from typing import Any
 
 from spadework.designer import Design
+from spadework.learn.settings import AttemptChoice
 from spadework.outcomes import DesignOutcome
 from spadework.policy.base import Message, Role
 from spadework.rollout import Arm, Episode
-from spadework.rollout.tokens import CHATML, ChatTemplate, Tokenizer, render_tokens
+from spadework.rollout.tokens import Tokenizer, render_tokens
 
 
 class TrainRole(StrEnum):
@@ -25,20 +26,6 @@ class TrainRole(StrEnum):
 
     DESIGNER = "designer"
     AGENT = "agent"
-
-
-class AttemptChoice(StrEnum):
-    """Which reply of a design the designer is trained on.
-
-    FIRST (the default): the first reply, with the design's advantage, so the designer learns
-    to be right the first time; repairs are context the model never sees again.
-    FINAL: the last reply (the valid one when repair succeeded), in its repair conversation.
-    ALL: every reply, each with the design's advantage.
-    """
-
-    FIRST = "first"
-    FINAL = "final"
-    ALL = "all"
 
 
 @dataclass(frozen=True)
@@ -102,25 +89,29 @@ def truncate(
 
 def _sample(
     role: TrainRole, messages: Sequence[Message], advantage: float, source: str,
-    tokenizer: Tokenizer, template: ChatTemplate, max_tokens: int, last_only: bool,
+    tokenizer: Tokenizer, max_tokens: int, last_only: bool,
 ) -> TrainSample | None:
-    rendered = render_tokens(messages, tokenizer, template, last_only=last_only)
+    rendered = render_tokens(messages, tokenizer, last_only=last_only)
     ids, mask = truncate(rendered.ids, rendered.mask, max_tokens)
     return TrainSample(role, ids, mask, advantage, source) if any(mask) else None
 
 
 def designer_samples(
     designs: Sequence[Design], outcomes: Sequence[DesignOutcome], tokenizer: Tokenizer, *,
-    choice: AttemptChoice = AttemptChoice.FIRST, template: ChatTemplate = CHATML, max_tokens: int = 4096,
+    choice: AttemptChoice = AttemptChoice.FIRST, max_tokens: int = 4096,
 ) -> list[TrainSample]:
-    """The designer's samples: the chosen replies of every design with a non-zero advantage."""
+    """The designer's samples: the chosen replies of every design with a non-zero advantage.
+
+    Each is rendered with the tokenizer's own chat template (``rollout.tokens.render_tokens``),
+    trained on its last reply only.
+    """
     samples = []
     for design, outcome in zip(designs, outcomes, strict=True):
         if outcome.advantage == 0.0:
             continue
         for messages, label in chosen_attempts(design, choice):
-            sample = _sample(TrainRole.DESIGNER, messages, outcome.advantage, label, tokenizer, template,
-                             max_tokens, last_only=True)
+            sample = _sample(TrainRole.DESIGNER, messages, outcome.advantage, label, tokenizer, max_tokens,
+                             last_only=True)
             if sample is not None:
                 samples.append(sample)
     return samples
@@ -128,9 +119,11 @@ def designer_samples(
 
 def agent_samples(
     outcomes: Sequence[DesignOutcome], episodes: Sequence[Episode], tokenizer: Tokenizer, *,
-    template: ChatTemplate = CHATML, max_tokens: int = 4096,
+    max_tokens: int = 4096,
 ) -> list[TrainSample]:
     """The agent's samples: its no-hint episodes, each with its group-relative advantage.
+
+    Each episode is rendered with the tokenizer's own chat template and trained on every reply.
 
     ``DesignOutcome.agent_advantages`` follow the no-hint episodes of the design sorted by seed.
     """
@@ -142,8 +135,8 @@ def agent_samples(
             if advantage == 0.0:
                 continue
             label = f"{episode.env_id}/seed-{episode.seed}"
-            sample = _sample(TrainRole.AGENT, episode.messages, advantage, label, tokenizer, template,
-                             max_tokens, last_only=False)
+            sample = _sample(TrainRole.AGENT, episode.messages, advantage, label, tokenizer, max_tokens,
+                             last_only=False)
             if sample is not None:
                 samples.append(sample)
     return samples

@@ -44,6 +44,44 @@ class LearnerSettings:
     seed: int = 0
 
 
+class AttemptChoice(StrEnum):
+    """Which reply of a design the designer is trained on.
+
+    FIRST (the default): the first reply, with the design's advantage, so the designer learns
+    to be right the first time; repairs are context the model never sees again.
+    FINAL: the last reply (the valid one when repair succeeded), in its repair conversation.
+    ALL: every reply, each with the design's advantage.
+    """
+
+    FIRST = "first"
+    FINAL = "final"
+    ALL = "all"
+
+
+@dataclass(frozen=True)
+class TrainerSettings:
+    """What the loop's trainer needs besides the model (``engines`` fills it from ``[learn]``).
+
+    Attributes:
+        learner: how each update is made.
+        lora_rank, lora_alpha, lora_dropout, lora_targets: the adapter's shape.
+        designer: train the designer too (False: the frozen-designer ablation).
+        designer_attempt: which of a design's replies the designer is trained on.
+        max_sample_tokens: longer samples are cut.
+        keep_checkpoints: the newest checkpoints kept in the run directory.
+    """
+
+    learner: LearnerSettings = LearnerSettings()
+    lora_rank: int = 8
+    lora_alpha: float = 16.0
+    lora_dropout: float = 0.0
+    lora_targets: tuple[str, ...] = ("q_proj", "k_proj", "v_proj", "o_proj")
+    designer: bool = True
+    designer_attempt: AttemptChoice = AttemptChoice.FIRST
+    max_sample_tokens: int = 3072
+    keep_checkpoints: int = 2
+
+
 class ServerKind(StrEnum):
     """Which inference server's adapter hot-load endpoints receive each update."""
 

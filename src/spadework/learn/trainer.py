@@ -12,25 +12,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from spadework.config import LearnSection
 from spadework.designer import Design
 from spadework.learn.checkpoint import LOOP_STATE_FILE, checkpoints, write_checkpoint
 from spadework.learn.distributed import Channel
 from spadework.learn.learner import Learner
 from spadework.learn.model import LoadedModel, with_lora
 from spadework.learn.samples import TrainSample, agent_samples, designer_samples
-from spadework.learn.settings import LearnerSettings
+from spadework.learn.settings import TrainerSettings
 from spadework.learn.sync import WeightSync
 from spadework.outcomes import DesignOutcome
 from spadework.rollout import Episode
-
-
-def learner_settings(section: LearnSection, seed: int) -> LearnerSettings:
-    """The learner's settings from the config's ``[learn]`` section."""
-    return LearnerSettings(lr=section.lr, weight_decay=section.weight_decay, clip_low=section.clip_low,
-                           clip_high=section.clip_high, aggregation=section.aggregation,
-                           kl_coef=section.kl_coef, max_grad_norm=section.max_grad_norm,
-                           micro_batch_tokens=section.micro_batch_tokens, epochs=section.epochs, seed=seed)
 
 
 @dataclass
@@ -40,35 +31,35 @@ class Trainer:
     Attributes:
         learner: updates the LoRA adapter.
         tokenizer: renders samples (the learner model's own).
-        section: the ``[learn]`` config.
+        settings: the adapter, what is trained, how many checkpoints are kept.
         sync: sends each new adapter to the engine.
         run_dir: where checkpoints go.
     """
 
     learner: Learner
     tokenizer: Any
-    section: LearnSection
+    settings: TrainerSettings
     sync: WeightSync
     run_dir: Path
     channel: Channel | None = None
     """Under ``accelerate launch``: how the main process drives the other learner processes."""
 
     @classmethod
-    def build(cls, base: LoadedModel, section: LearnSection, sync: WeightSync, run_dir: Path, seed: int,
+    def build(cls, base: LoadedModel, settings: TrainerSettings, sync: WeightSync, run_dir: Path,
               accelerator: Any = None) -> Trainer:
-        model = with_lora(base.model, rank=section.lora_rank, alpha=section.lora_alpha,
-                          dropout=section.lora_dropout, targets=section.lora_targets)
-        learner = Learner(model, base.tokenizer, learner_settings(section, seed), accelerator)
+        model = with_lora(base.model, rank=settings.lora_rank, alpha=settings.lora_alpha,
+                          dropout=settings.lora_dropout, targets=settings.lora_targets)
+        learner = Learner(model, base.tokenizer, settings.learner, accelerator)
         channel = Channel(accelerator) if accelerator is not None else None
-        return cls(learner, base.tokenizer, section, sync, run_dir, channel)
+        return cls(learner, base.tokenizer, settings, sync, run_dir, channel)
 
     def samples(self, designs: Sequence[Design], outcomes: Sequence[DesignOutcome],
                 episodes: Sequence[Episode], *, designer: bool = True) -> list[TrainSample]:
         """This iteration's samples: the designer's (unless frozen, or ``designer`` is False:
         nothing was designed) and the agent's."""
-        limit = self.section.max_sample_tokens
-        designed = (designer_samples(designs, outcomes, self.tokenizer, choice=self.section.designer_attempt,
-                                     max_tokens=limit) if self.section.designer and designer else [])
+        limit = self.settings.max_sample_tokens
+        designed = (designer_samples(designs, outcomes, self.tokenizer, choice=self.settings.designer_attempt,
+                                     max_tokens=limit) if self.settings.designer and designer else [])
         return designed + agent_samples(outcomes, episodes, self.tokenizer, max_tokens=limit)
 
     def train(self, designs: Sequence[Design], outcomes: Sequence[DesignOutcome],
@@ -86,7 +77,8 @@ class Trainer:
                 self.channel.send("save", path=str(folder))
             self.learner.save(folder)
 
-        return write_checkpoint(self.run_dir, iteration, save, loop_state, keep=self.section.keep_checkpoints)
+        keep = self.settings.keep_checkpoints
+        return write_checkpoint(self.run_dir, iteration, save, loop_state, keep=keep)
 
     def publish(self, checkpoint: Path) -> dict[str, float]:
         """Make the engine serve the checkpoint's adapter."""

@@ -24,7 +24,21 @@ DEFAULT_MODEL = "qwen2.5-coder-0.5b"
 TEMPLATE_KEY = "tokenizer.chat_template"
 GGUF_TEMPLATE_FORMAT = "chat_template.default"
 """llama-cpp-python's name for the chat format read from the GGUF file's metadata."""
-INSTALL_HINT = "pip install 'llama-cpp-python==0.3.36' (it compiles for several minutes)"
+INSTALL_HINT = "pip install 'spadework[embedded]' (llama-cpp-python; it compiles for several minutes)"
+
+
+def llama_module() -> Any:
+    """The ``llama_cpp`` module.
+
+    Raises:
+        PolicyError: llama-cpp-python is not installed (the message says what to install).
+    """
+    try:
+        import llama_cpp
+    except ImportError:
+        raise PolicyError(f"the embedded policy needs llama-cpp-python; install it with: {INSTALL_HINT}, "
+                          "or choose another policy kind (e.g. --policy openai)") from None
+    return llama_cpp
 
 
 def _load_llama(path: Path, n_ctx: int, n_threads: int | None, seed: int, verbose: bool) -> Any:
@@ -33,11 +47,7 @@ def _load_llama(path: Path, n_ctx: int, n_threads: int | None, seed: int, verbos
     Raises:
         PolicyError: llama-cpp-python is missing, or the model does not load.
     """
-    try:
-        import llama_cpp
-    except ImportError:
-        raise PolicyError(f"the embedded policy needs llama-cpp-python; install it with: {INSTALL_HINT}, "
-                          "or choose another policy kind") from None
+    llama_cpp = llama_module()
     avoid_amx_repack()
     try:
         threads = n_threads or os.cpu_count() or 1  # llama.cpp alone may pick one core of two
@@ -86,6 +96,7 @@ class EmbeddedPolicy:
 
     def __init__(self, model: str = DEFAULT_MODEL, *, n_ctx: int = 4096, n_threads: int | None = None,
                  seed: int = 0, cache_dir: Path | None = None, verbose: bool = False):
+        llama_module()  # a missing engine is said before a missing model
         path = resolve_model(model, cache_dir)
         llm = _load_llama(path, n_ctx, n_threads, seed, verbose)
         self._setup(llm, f"embedded:{model if model in PRESETS else path.stem}", path)

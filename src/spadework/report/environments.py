@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from spadework.archive import EnvRecord
+from spadework.archive import DesignResult, EnvRecord
 from spadework.report.rundata import EnvRow, ci_confidence, fetch_records, number
 from spadework.report.shell import Section, empty, esc, percent, table
+from spadework.rewards import RegretEstimate
 
 
 @dataclass(frozen=True)
@@ -69,23 +70,22 @@ def interval_label(rows: Sequence[EnvRow]) -> str:
     return f"regret {confidence_label(levels.pop())} CI" if len(levels) == 1 else INTERVAL_COLUMN
 
 
-def interval_text(metrics: dict[str, Any]) -> str:
+def interval_text(estimate: RegretEstimate | None) -> str:
     """The archived regret interval in words: ends, plays and method ("" for records without one).
 
-    >>> interval_text({"regret_low": 0.0, "regret_high": 0.9, "regret_ci": {"plays": 2, "confidence": 0.95}})
+    >>> interval_text(RegretEstimate(2, 0.5, -0.4, 0.9))
     '95% interval [0.00, 0.90] over 2 paired plays (paired differences, Agresti-Min adjusted)'
-    >>> interval_text({"regret": 0.5})
+    >>> interval_text(None)
     ''
     """
-    low, high = number(metrics.get("regret_low")), number(metrics.get("regret_high"))
+    if estimate is None:
+        return ""
+    low, high = number(estimate.regret_low), number(estimate.regret_high)
     if low is None or high is None:
         return ""
-    plays = number(metrics.get("regret_plays"))
-    if plays is None and isinstance(metrics.get("regret_ci"), dict):
-        plays = number(metrics["regret_ci"].get("plays"))
-    level = confidence_label(ci_confidence(metrics))
-    over = f" over {plays:g} paired plays" if plays is not None else ""
-    return f"{level} interval [{low:.2f}, {high:.2f}]{over} ({INTERVAL_METHOD})".lstrip()
+    level = confidence_label(ci_confidence(estimate))
+    over = f"over {estimate.plays:g} paired plays"
+    return f"{level} interval [{low:.2f}, {high:.2f}] {over} ({INTERVAL_METHOD})".lstrip()
 
 
 def detail_ids(rows: Sequence[EnvRow], cap: int) -> list[int]:
@@ -187,19 +187,20 @@ def checks_html(record: EnvRecord) -> str:
     return table(headers, rows, numeric=[False, False, False, True]) + extra
 
 
-def scores_html(metrics: dict[str, Any]) -> str:
+def scores_html(design: DesignResult | None) -> str:
     """Per-arm scores on the paired seeds, solve rates, regret and the designer's reward."""
-    nohint, hint = metrics.get("scores_nohint"), metrics.get("scores_hint")
-    if not isinstance(nohint, list) or not isinstance(hint, list):
-        reward = number(metrics.get("designer_reward"))
+    reward = number(design.designer_reward) if design is not None else None
+    play = design.play if design is not None else None
+    if play is None:
         return empty("not played (only valid final attempts are played)"
                      + (f"; designer reward {reward:g}" if reward is not None else ""))
     rows = []
-    for label, scores, rate in (("no hint", nohint, "solve_rate_nohint"), ("hint", hint, "solve_rate_hint")):
+    for label, scores, rate in (("no hint", play.scores_nohint, play.solve_rate_nohint),
+                                ("hint", play.scores_hint, play.solve_rate_hint)):
         shown = ", ".join(f"{s:.2f}" if number(s) is not None else "?" for s in scores)
-        rows.append([label, esc(shown), percent(number(metrics.get(rate)))])
-    regret, reward = number(metrics.get("regret")), number(metrics.get("designer_reward"))
-    interval = interval_text(metrics)
+        rows.append([label, esc(shown), percent(number(rate))])
+    regret = number(play.regret)
+    interval = interval_text(play.estimate)
     said = f", {esc(interval)}" if interval else ""
     note = (f'<p>regret <strong>{"?" if regret is None else f"{regret:.3f}"}</strong>{said}; '
             f'designer reward {"?" if reward is None else f"{reward:.3f}"}</p>')
@@ -233,30 +234,32 @@ def transcript_html(episode: Any, limits: Limits) -> str:
 
 def detail_html(record: EnvRecord, limits: Limits) -> str:
     """The hidden panel of one environment, shown when its row is clicked."""
-    m = record.metrics
+    design = record.design
+    play = design.play if design is not None else None
     code, code_note = cut(record.source, limits.max_code_chars)
     pill = ('<span class="pill valid">valid</span>' if record.valid
             else '<span class="pill invalid">invalid</span>')
-    facts = (f'<p class="note">{esc(record.origin)} · iteration {esc(m.get("iteration", "?"))} · attempt '
-             f'{esc(m.get("attempt", "?"))} · domain {esc(m.get("domain") or "none")} · document '
-             f'{esc(m.get("document_id") or "none")} · created {esc(record.created_at)} · hash '
+    iteration, attempt = (design.iteration, design.attempt) if design is not None else ("?", "?")
+    domain, document = (design.domain, design.document_id) if design is not None else (None, None)
+    facts = (f'<p class="note">{esc(record.origin)} · iteration {esc(iteration)} · attempt '
+             f'{esc(attempt)} · domain {esc(domain or "none")} · document '
+             f'{esc(document or "none")} · created {esc(record.created_at)} · hash '
              f"{esc(record.content_hash[:12])}</p>")
     parts = [f"<h3>#{record.id} {esc(record.class_name or '?')} {pill}</h3>", facts,
              f"<p><strong>reason:</strong> {esc(record.reason)}</p>"]
-    if m.get("description"):
-        parts.append(f'<p><strong>task:</strong> {esc(str(m["description"]))}</p>')
+    if play is not None and play.description:
+        parts.append(f'<p><strong>task:</strong> {esc(play.description)}</p>')
     hint = (f'<pre class="wrap">{esc(record.hint)}</pre>' if record.hint
             else empty("no hint (the environment did not get that far)"))
     parts.append("<h4>Hint (first validation seed)</h4>" + hint)
-    parts.append("<h4>Scores</h4>" + scores_html(m))
+    parts.append("<h4>Scores</h4>" + scores_html(design))
     parts.append("<h4>Verdict</h4>" + checks_html(record))
     parts.append("<h4>Code</h4>" + f"<pre>{esc(code)}</pre>"
                  + (f'<p class="note">{code_note}; see `spadework archive show RUN_DIR {record.id}`</p>'
                     if code_note else ""))
-    transcripts = m.get("transcripts")
-    if isinstance(transcripts, dict):
+    if play is not None:
         arms = "".join(f"<div><h4>Transcript, {label}</h4>"
-                       f"{transcript_html(transcripts.get(key), limits)}</div>"
+                       f"{transcript_html(play.transcripts.get(key), limits)}</div>"
                        for key, label in (("nohint", "no hint"), ("hint", "with hint")))
         parts.append(f'<div class="transcripts">{arms}</div>')
     return (f'<div class="env-detail" id="env-{record.id}" hidden>' + "\n".join(parts) + "</div>")

@@ -10,14 +10,14 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from spadework.archive import ARCHIVE_FILE, Archive, EnvRecord
-from spadework.config import CONFIG_FILE
 from spadework.errors import ArchiveError, UsageError
-from spadework.loop import METRICS_FILE
+from spadework.rewards import RegretEstimate
+from spadework.rundir import CONFIG_FILE, METRICS_FILE
 
 
 @dataclass(frozen=True)
@@ -44,17 +44,21 @@ class EnvRow:
 
     @classmethod
     def of(cls, record: EnvRecord) -> EnvRow:
-        """The row of an archived record (metrics a record lacks are None)."""
-        m = record.metrics
-        return cls(
-            id=record.id or 0, iteration=_integer(m.get("iteration")), design_id=str(m.get("design_id", "")),
-            attempt=_integer(m.get("attempt")), final=bool(m.get("final", False)),
-            class_name=record.class_name, valid=record.valid, reason=record.reason,
-            domain=m.get("domain") if isinstance(m.get("domain"), str) else None,
-            regret=number(m.get("regret")), solve_nohint=number(m.get("solve_rate_nohint")),
-            solve_hint=number(m.get("solve_rate_hint")), regret_low=number(m.get("regret_low")),
-            regret_high=number(m.get("regret_high")), confidence=ci_confidence(m),
-        )
+        """The row of an archived record (what a record lacks is None: records not designed by
+        the loop have no design, unplayed ones no play, older ones no interval)."""
+        design = record.design
+        play = design.play if design is not None else None
+        row = cls(id=record.id or 0, iteration=None, design_id="", attempt=None, final=False,
+                  class_name=record.class_name, valid=record.valid, reason=record.reason, domain=None,
+                  regret=None, solve_nohint=None, solve_hint=None)
+        if design is not None:
+            row = replace(row, iteration=design.iteration, design_id=design.design_id, attempt=design.attempt,
+                          final=design.final, domain=design.domain)
+        if play is not None:
+            row = replace(row, regret=number(play.regret), solve_nohint=number(play.solve_rate_nohint),
+                          solve_hint=number(play.solve_rate_hint), regret_low=number(play.regret_low),
+                          regret_high=number(play.regret_high), confidence=ci_confidence(play.estimate))
+        return row
 
 
 @dataclass(frozen=True)
@@ -99,16 +103,13 @@ def number(value: Any) -> float | None:
     return float(value) if math.isfinite(value) else None
 
 
-def ci_confidence(metrics: dict[str, Any]) -> float | None:
+def ci_confidence(estimate: RegretEstimate | None) -> float | None:
     """The confidence of an archived regret interval, or None when there is none (older archives).
 
-    >>> ci_confidence({"regret_ci": {"confidence": 0.95}}), ci_confidence({"regret_ci": "?"})
+    >>> ci_confidence(RegretEstimate(2, 0.5, -0.4, 0.9)), ci_confidence(None)
     (0.95, None)
-    >>> ci_confidence({}) is None
-    True
     """
-    interval = metrics.get("regret_ci")
-    return number(interval.get("confidence")) if isinstance(interval, dict) else None
+    return number(estimate.confidence) if estimate is not None else None
 
 
 def _integer(value: Any) -> int | None:

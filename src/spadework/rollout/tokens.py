@@ -1,57 +1,38 @@
 """Transcripts as token ids with a loss mask: the learner trains on the agent's replies only.
 
-Each piece of the chat template is encoded on its own and the ids are joined, so the mask
-lines up with the pieces exactly. The pieces split where a chat tokenizer splits anyway
-(at special tokens and the newline after a role name), so the ids equal those of the whole
-rendered text for ChatML tokenizers such as Qwen2.5's.
+A tokenizer with a chat template of its own (``policy.hf.HFTokenizer``) renders the transcript
+with that template; each trained assistant reply is the span of characters the template adds
+for it (``policy.chat.assistant_spans``: the reply and the end-of-turn marker, no role header,
+no separator). The whole text is tokenized once, and a token is trained on when its first
+character lies in a span (a slow tokenizer, without offsets, encodes spans and the text between
+them separately).
+
+A tokenizer without a template (the tiny model's byte tokenizer, fakes in tests) gets ChatML,
+piece by piece: each piece is encoded on its own and the ids are joined, so the mask lines up
+with the pieces exactly. The pieces split where a ChatML tokenizer splits anyway (at special
+tokens and the newline after a role name), so both ways give Qwen2.5's tokenizer the same ids.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
-from spadework.policy.base import Message, Role
+from spadework.policy.base import Message
+from spadework.policy.chat import (
+    CHATML,
+    ChatTemplate,
+    Tokenizer,
+    assistant_spans,
+    own_template,
+    render_pieces,
+    render_text,
+    renderer,
+)
 
-
-class Tokenizer(Protocol):
-    """Anything that turns text into token ids, adding no special tokens of its own.
-
-    A transformers tokenizer fits through a small adapter whose ``encode`` calls
-    ``tokenizer.encode(text, add_special_tokens=False)``.
-    """
-
-    def encode(self, text: str) -> list[int]: ...
-
-
-@dataclass(frozen=True)
-class ChatTemplate:
-    """How a chat template wraps each message: ``header``, content, ``footer``, ``separator``.
-
-    Attributes:
-        name: a label for logs.
-        header: opens a message; ``{role}`` is replaced by the role. Never trained on.
-        footer: closes a message; trained on after an assistant's content, so the model
-            learns to stop.
-        separator: follows every footer. Never trained on.
-    """
-
-    name: str
-    header: str
-    footer: str
-    separator: str
-
-    def to_json(self) -> dict[str, str]:
-        return {"name": self.name, "header": self.header, "footer": self.footer, "separator": self.separator}
-
-    @classmethod
-    def from_json(cls, data: dict[str, str]) -> ChatTemplate:
-        return cls(data["name"], data["header"], data["footer"], data["separator"])
-
-
-CHATML = ChatTemplate(name="chatml", header="<|im_start|>{role}\n", footer="<|im_end|>", separator="\n")
-"""ChatML, as used by Qwen2.5: ``<|im_start|>{role}\\n{content}<|im_end|>\\n``."""
+__all__ = ["CHATML", "ChatTemplate", "TokenizedTranscript", "Tokenizer", "mask_from_offsets", "render_pieces",
+           "render_text", "render_tokens", "split_at_spans"]
 
 
 @dataclass(frozen=True)
@@ -73,52 +54,62 @@ class TokenizedTranscript:
         return cls([int(i) for i in data["ids"]], [int(m) for m in data["mask"]])
 
 
-def render_pieces(
-    messages: Sequence[Message], template: ChatTemplate = CHATML, *, last_only: bool = False
-) -> list[tuple[str, bool]]:
-    """The rendered transcript as pieces of text, each marked True when trained on.
+def mask_from_offsets(offsets: Sequence[tuple[int, int]], spans: Sequence[tuple[int, int]]) -> list[int]:
+    """1 for each token whose first character lies inside one of ``spans`` (``(start, end)``), else 0.
 
-    ``last_only`` trains on the last message alone (a designer's repair reply, whose
-    conversation holds its earlier replies as context).
-
-    >>> render_pieces([Message(Role.USER, "hi"), Message(Role.ASSISTANT, "yo")])
-    [('<|im_start|>user\\n', False), ('hi', False), ('<|im_end|>', False), ('\\n', False), \
-('<|im_start|>assistant\\n', False), ('yo', True), ('<|im_end|>', True), ('\\n', False)]
+    >>> mask_from_offsets([(0, 2), (2, 3), (3, 5), (5, 6)], [(2, 5)])
+    [0, 1, 1, 0]
     """
-    pieces = []
-    for number, message in enumerate(messages, 1):
-        trained = message.role is Role.ASSISTANT and (not last_only or number == len(messages))
-        pieces += [
-            (template.header.format(role=message.role.value), False),
-            (message.content, trained),
-            (template.footer, trained),
-            (template.separator, False),
-        ]
-    return pieces
+    return [int(any(low <= start < high for low, high in spans)) for start, _ in offsets]
 
 
-def render_text(messages: Sequence[Message], template: ChatTemplate = CHATML) -> str:
-    """The transcript rendered as one text.
+def split_at_spans(text: str, spans: Sequence[tuple[int, int]]) -> list[tuple[str, bool]]:
+    """``text`` cut at the edges of ``spans`` (in order, not overlapping), each piece marked True
+    when it is a span.
 
-    >>> render_text([Message(Role.SYSTEM, "Be brief.")])
-    '<|im_start|>system\\nBe brief.<|im_end|>\\n'
+    >>> split_at_spans("abcde", [(1, 3)])
+    [('a', False), ('bc', True), ('de', False)]
     """
-    return "".join(text for text, _ in render_pieces(messages, template))
+    pieces, done = [], 0
+    for start, end in spans:
+        pieces += [(text[done:start], False), (text[start:end], True)]
+        done = end
+    pieces.append((text[done:], False))
+    return [(piece, trained) for piece, trained in pieces if piece]
+
+
+def _encode_pieces(pieces: Sequence[tuple[str, bool]], tokenizer: Tokenizer) -> TokenizedTranscript:
+    ids: list[int] = []
+    mask: list[int] = []
+    for text, trained in pieces:
+        piece = tokenizer.encode(text) if text else []
+        ids += piece
+        mask += [int(trained)] * len(piece)
+    return TokenizedTranscript(ids, mask)
 
 
 def render_tokens(
     messages: Sequence[Message], tokenizer: Tokenizer, template: ChatTemplate = CHATML, *,
     last_only: bool = False,
 ) -> TokenizedTranscript:
-    """Token ids of the rendered transcript, with mask 1 exactly on the assistant's contents and
-    their closing footer, and 0 on system and user messages, role headers and separators.
+    """Token ids of the rendered transcript, with mask 1 exactly on the assistant's replies and
+    the end-of-turn marker closing each, and 0 on system and user messages, role headers and
+    separators.
 
     Args:
         messages: the transcript (e.g. ``Episode.messages``).
-        tokenizer: encodes one piece of text; must not add special tokens of its own.
-        template: the chat template the policy was prompted with.
-        last_only: train on the last message only (see ``render_pieces``).
+        tokenizer: must not add special tokens of its own; when it has a chat template
+            (``policy.chat.TemplatedTokenizer``), the transcript is rendered with it.
+        template: for a tokenizer without a chat template only: the template the policy was
+            prompted with.
+        last_only: train on the last message only (a designer's repair reply, whose
+            conversation holds its earlier replies as context).
 
+    Raises:
+        ConfigError: the tokenizer's chat template cannot show where the replies are (see
+            ``policy.chat.assistant_spans``).
+
+    >>> from spadework.policy.base import Role
     >>> class FakeBytes:
     ...     def encode(self, text):
     ...         return list(text.encode())
@@ -128,10 +119,12 @@ def render_tokens(
     user:a|;assistant:b|;
     000000000000000000110
     """
-    ids: list[int] = []
-    mask: list[int] = []
-    for text, trained in render_pieces(messages, template, last_only=last_only):
-        piece = tokenizer.encode(text) if text else []
-        ids += piece
-        mask += [int(trained)] * len(piece)
-    return TokenizedTranscript(ids, mask)
+    templated = own_template(tokenizer)
+    if templated is None:
+        return _encode_pieces(render_pieces(messages, template, last_only=last_only), tokenizer)
+    text, spans = assistant_spans(messages, renderer(templated), last_only=last_only)
+    encoded = templated.encode_offsets(text)
+    if encoded is None:
+        return _encode_pieces(split_at_spans(text, spans), templated)
+    ids, offsets = encoded
+    return TokenizedTranscript(ids, mask_from_offsets(offsets, spans))

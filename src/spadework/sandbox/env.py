@@ -31,6 +31,20 @@ class EnvHandle(Protocol):
     def close(self) -> None: ...
 
 
+class SandboxProtocol(Protocol):
+    """What every sandbox offers: ``Sandbox`` (isolated worker processes), ``RaySandbox`` (Ray
+    actors) and the ``InProcessSandbox`` FAKE. Use as a context manager; ``close`` ends it."""
+
+    config: SandboxConfig
+
+    @property
+    def isolation(self) -> Isolation: ...
+    def open(self, source: str) -> EnvHandle: ...
+    def close(self) -> None: ...
+    def __enter__(self) -> Any: ...
+    def __exit__(self, *exc: object) -> None: ...
+
+
 def raised(call: str, error: dict[str, str]) -> EnvRaised:
     """The error for an exception the environment raised during ``call``.
 

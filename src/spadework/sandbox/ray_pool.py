@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from spadework.errors import SandboxError
-from spadework.sandbox.config import SandboxConfig
+from spadework.sandbox.config import Isolation, SandboxConfig
 from spadework.sandbox.env import ForwardingEnv
 
 INSTALL_HINT = "pip install 'spadework[ray]'"
@@ -110,7 +110,7 @@ class RaySandbox:
         self._host = host(_EnvHost)
 
     @property
-    def isolation(self) -> Any:
+    def isolation(self) -> Isolation:
         from spadework.sandbox.isolation import choose_isolation
 
         return choose_isolation(self.config.isolation)

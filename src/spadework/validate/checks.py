@@ -13,6 +13,7 @@ from typing import Any
 
 from spadework.envs.contract import episode_score, is_answer_puzzle, is_solved
 from spadework.errors import CheckFailed, EnvError, ParseError
+from spadework.sandbox import SandboxProtocol
 from spadework.sandbox.env import EnvHandle
 from spadework.validate import contract, static
 from spadework.validate.leaks import leaks
@@ -95,7 +96,7 @@ class CheckContext:
     """What the checks share. ``text`` is a designer reply when ``is_reply``, else a module."""
 
     text: str
-    sandbox: Any
+    sandbox: SandboxProtocol
     config: ValidatorConfig = field(default_factory=ValidatorConfig)
     is_reply: bool = False
     code: str | None = None

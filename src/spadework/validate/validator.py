@@ -5,9 +5,9 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from spadework.errors import CheckFailed, EnvError, UsageError
+from spadework.sandbox import SandboxProtocol
 from spadework.validate.checks import CHECKS, Check, CheckContext, ValidatorConfig
 from spadework.validate.verdict import CheckResult, Outcome, Verdict
 
@@ -27,7 +27,7 @@ def run_check(check: Check, ctx: CheckContext) -> CheckResult:
 
 def validate(
     text: str,
-    sandbox: Any,
+    sandbox: SandboxProtocol,
     config: ValidatorConfig | None = None,
     *,
     is_reply: bool = False,

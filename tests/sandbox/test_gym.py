@@ -6,7 +6,7 @@ import gymnasium
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-from spadework.envs.gym import GymEnv
+from spadework.sandbox.gym import GymEnv
 
 SOURCE = '''
 from spadework.envs import TextEnv
