@@ -10,7 +10,7 @@ the ``hf`` policy *is* the learner's model, and a fake needs nothing.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from spadework.config import (
     CONFIG_FILE,
@@ -32,6 +32,10 @@ from spadework.policy.settings import PolicyKind
 from spadework.rollout import RolloutConfig
 from spadework.sandbox import Sandbox, SandboxConfig, SandboxProtocol
 from spadework.tracking import TrackingSettings
+
+if TYPE_CHECKING:  # the learner (and torch) are imported only by runs that train
+    from spadework.learn.sync import WeightSync
+    from spadework.learn.trainer import Trainer
 
 
 def policy_settings(config: RunConfig) -> PolicySettings:
@@ -101,7 +105,7 @@ def tracking_settings(config: RunConfig) -> TrackingSettings:
                             entity=t.wandb_entity)
 
 
-def weight_sync(policy: Any, config: RunConfig, run_dir: Path) -> Any:
+def weight_sync(policy: Policy, config: RunConfig, run_dir: Path) -> WeightSync:
     """How updates reach ``policy``'s engine.
 
     Raises:
@@ -144,7 +148,7 @@ def trainer_settings(section: LearnSection, seed: int) -> TrainerSettings:
                            keep_checkpoints=section.keep_checkpoints)
 
 
-def build_trainer(config: RunConfig, run_dir: Path, sync: Any) -> Any:
+def build_trainer(config: RunConfig, run_dir: Path, sync: WeightSync) -> Trainer:
     """The run's ``learn.Trainer``; under ``accelerate launch`` its learner spans every process."""
     from spadework.learn.distributed import launched_processes
     from spadework.learn.model import load_base
@@ -161,7 +165,8 @@ def build_trainer(config: RunConfig, run_dir: Path, sync: Any) -> Any:
     return Trainer.build(base, trainer_settings(config.learn, config.run.seed), sync, run_dir, accelerator)
 
 
-def build_engines(config: RunConfig, run_dir: Path, policy: Policy | None = None) -> tuple[Policy, Any]:
+def build_engines(config: RunConfig, run_dir: Path,
+                  policy: Policy | None = None) -> tuple[Policy, Trainer | None]:
     """``(policy, trainer)``; the trainer is None when the run does not train.
 
     Args:

@@ -16,8 +16,6 @@ here. The learner adds the cached dequantized copy of a GGUF model and the LoRA 
 
 from __future__ import annotations
 
-import os
-import shutil
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -35,6 +33,7 @@ from spadework.policy.hf import (
     tiny_model,
 )
 from spadework.policy.models import PRESETS, resolve_model
+from spadework.rundir import atomic_path
 
 __all__ = ["HF_CACHE", "SPECIALS", "TINY", "ByteTokenizer", "HFTokenizer", "LoadedModel", "hf_copy",
            "load_base", "tiny_model", "with_lora"]
@@ -53,11 +52,9 @@ def hf_copy(gguf: Path, cache_dir: Path | None = None) -> Path:
     model.hf_quantizer = None  # saving refuses a model that still says it is quantized
     if hasattr(model.config, "quantization_config"):
         del model.config.quantization_config
-    partial = folder.with_name(f"{folder.name}.partial-{os.getpid()}")
-    shutil.rmtree(partial, ignore_errors=True)
-    model.save_pretrained(partial)
-    tokenizer.save_pretrained(partial)
-    os.replace(partial, folder)
+    with atomic_path(folder) as partial:
+        model.save_pretrained(partial)
+        tokenizer.save_pretrained(partial)
     return folder
 
 

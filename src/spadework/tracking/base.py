@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import json
 import numbers
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from spadework.errors import UsageError
+from spadework.rundir import write_atomically
 
 STATE_DIR = "tracking"
 STEP_KEY = "iteration"
@@ -121,9 +121,7 @@ def _valid(state: TrackerState) -> bool:
 def save_state(path: Path, state: TrackerState) -> None:
     """Write ``state`` so that a crash leaves the old or the new file, never half of one."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(json.dumps(state.to_json(), sort_keys=True) + "\n", encoding="utf-8")
-    os.replace(temporary, path)
+    write_atomically(path, json.dumps(state.to_json(), sort_keys=True) + "\n")
 
 
 def missing_library(tracker: str, library: str) -> UsageError:
