@@ -15,13 +15,12 @@ from spadework.config import (
     Section,
     TrackingSection,
     build_config,
-    dump_toml,
     load_config,
     parse_assignment,
-    toml_string,
 )
 from spadework.engines import tracking_settings
 from spadework.errors import ConfigError
+from spadework.tomltext import dump_toml, toml_string
 from spadework.tracking.settings import TrackingSettings, WandbMode
 
 NASTY = 'a\nb\t"c"\x01 \\ \\n \b\f\r \x1f\x7f\x85 \u2028 é 😀 \'\'\' """ #x [y] = z'
