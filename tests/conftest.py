@@ -176,11 +176,11 @@ class CrashingPolicy(ScriptedPolicy):
         super().__init__(seed=seed)
         self.left = calls
 
-    def generate(self, conversations, sampling):
+    def generate(self, conversations, sampling, tools=None):
         self.left -= 1
         if self.left < 0:
             raise KeyboardInterrupt
-        return super().generate(conversations, sampling)
+        return super().generate(conversations, sampling, tools)
 
 
 @pytest.fixture

@@ -19,6 +19,7 @@ from spadework.archive.command import add_parser as add_archive_parser
 from spadework.calibrate.command import add_parser as add_calibrate_parser
 from spadework.config import add_set_option, load_config
 from spadework.envs.contract import episode_score, is_solved
+from spadework.envs.tool_schema import signature_lines
 from spadework.errors import CheckFailed, EnvError, ParseError, SpadeworkError, UsageError
 from spadework.eval.command import add_parser as add_eval_parser
 from spadework.eval.tasks import configured_tasks
@@ -178,9 +179,13 @@ def cmd_play(args: argparse.Namespace) -> int:
 def play_loop(env, seed: int) -> int:
     """Read actions from stdin until the episode ends; ``:hint``, ``:solution``, ``:quit``."""
     try:
-        observation, _ = env.reset(seed)
+        observation, info = env.reset(seed)
         out.print(f"[bold]{env.class_name}[/] (seed {seed}, up to {env.max_turns} turns; "
                   ":hint, :solution, :quit)\n")
+        tools = signature_lines(info.get("tools") if isinstance(info, dict) else None)
+        if tools:
+            out.print("tools (call them as [name(arg=value, ...)]):\n  " + "\n  ".join(tools) + "\n",
+                      markup=False)
         out.print(observation, markup=False)
         out.print("> ", end="")
         rewards: list[float] = []

@@ -9,6 +9,7 @@ Any field can be set on the command line with ``--set section.field=value``
 from __future__ import annotations
 
 import argparse
+import math
 import re
 import tomllib
 from collections.abc import Collection
@@ -98,7 +99,11 @@ class CorpusSection(Section):
 
 class DesignerSection(Section):
     form: DesignForm = Field(DesignForm.ANSWER, description="answer: a puzzle with one answer (AnswerEnv); "
-                             "game: any environment, games of several moves included")
+                             "game: any environment, games of several moves included; tool: a world of "
+                             "records changed through tool calls (ToolWorld)")
+    forms: dict[DesignForm, float] = Field(default_factory=dict, description="forms mixed by weight, e.g. "
+                                           "{answer = 0.5, tool = 0.5}: each iteration's designs are shared "
+                                           "out in these proportions (empty: every design gets `form`)")
     max_attempts: int = Field(3, ge=1, le=10, description="first attempt plus retries")
     retry: Retry = Field(Retry.FRESH, description="after a failed attempt: fresh (ask the same request "
                          "again) or repair (show the failed reply and the validator's message)")
@@ -114,6 +119,16 @@ class DesignerSection(Section):
     fixed_pool: str | None = Field(None, description="the fixed-environment baseline: 'examples', a folder "
                                    "of .py files or an earlier run; the designer is not asked")
     sampling: SamplingConfig = SamplingConfig(temperature=0.3, max_tokens=1024)
+
+    @field_validator("forms")
+    @classmethod
+    def _positive_weights(cls, forms: dict[DesignForm, float]) -> dict[DesignForm, float]:
+        bad = [f"{form.value} = {weight}" for form, weight in forms.items()
+               if not (math.isfinite(weight) and weight > 0)]
+        if bad:
+            raise ValueError(f"weights must be finite numbers greater than 0, got {', '.join(bad)}; "
+                             "leave a form out instead of giving it 0")
+        return forms
 
 
 class AgentSection(Section):

@@ -26,6 +26,7 @@ from spadework.designer import (
     design_batch,
     run_index,
 )
+from spadework.designer.forms import allocate_forms
 from spadework.designer.pool import PoolMember, draw_designs
 from spadework.diversity import DiversityTracker
 from spadework.engines import rollout_config, sampling
@@ -170,13 +171,15 @@ class Loop:
         records = list(self.archive.records())
         digest = build_digest(records) if designer.memory else MemoryDigest()
         novelty = run_index(records, threshold=designer.novelty_threshold)
+        forms = allocate_forms(designer.forms or {designer.form: 1.0}, len(documents),
+                               self.iteration_seed(iteration))
         self.reporter.phase(f"iteration {iteration}: designing", designer.max_attempts)
         return design_batch(
             self.policy, self.sandbox, documents, digest,
             sampling=sampling(designer.sampling, self.iteration_seed(iteration)),
             max_attempts=designer.max_attempts, checks=checks_with_novelty(novelty), novelty=novelty,
             temperature_step=designer.repair_temperature_step,
-            design_ids=ids, form=designer.form, retry=designer.retry,
+            design_ids=ids, forms=forms, retry=designer.retry,
             hint_call=designer.hint_writer,
         )
 
@@ -255,7 +258,7 @@ def archive_records(
                 document_id=design.document_id, domain=design.domain, final=final,
                 designer_reward=outcome.reward if final else None,
                 designer_advantage=outcome.advantage if final else None,
-                play=play if final else None,
+                play=play if final else None, form=None if design.form is None else design.form.value,
             )
             source = attempt.code if attempt.code is not None else attempt.reply
             records.append(EnvRecord.new(source, attempt.verdict,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 
-from spadework.policy.base import Completion, Conversation, Policy, Sampling
+from spadework.policy.base import Completion, Conversation, Policy, Sampling, ToolsPerConversation
 
 
 class MeteredPolicy:
@@ -22,9 +22,16 @@ class MeteredPolicy:
         self.seconds = 0.0
         self.calls = 0
 
-    def generate(self, conversations: Sequence[Conversation], sampling: Sampling) -> list[Completion]:
+    def generate(
+        self, conversations: Sequence[Conversation], sampling: Sampling,
+        tools: ToolsPerConversation | None = None,
+    ) -> list[Completion]:
+        """The wrapped policy's completions (``tools`` passed on only when given)."""
         start = time.perf_counter()
-        completions = self.policy.generate(conversations, sampling)
+        if tools is None:
+            completions = self.policy.generate(conversations, sampling)
+        else:
+            completions = self.policy.generate(conversations, sampling, tools)
         self.seconds += time.perf_counter() - start
         self.tokens += sum(c.completion_tokens for c in completions)
         self.calls += 1

@@ -115,7 +115,8 @@ def iteration_metrics(
     designs: Sequence[Design], outcomes: Sequence[DesignOutcome], episodes: Sequence[Episode],
     designer_flat: Sequence[str],
 ) -> dict[str, float]:
-    """The iteration's metrics under their stable names (perf/ figures are added by the loop)."""
+    """The iteration's metrics under their stable names (perf/ figures are added by the loop), and
+    ``form_metrics``'s for each design form the iteration asked for."""
     first_failed = [d for d in designs if not d.attempts[0].verdict.valid]
     valid = [o for o in outcomes if o.valid]
     estimates = [o.estimate for o in valid if o.estimate is not None]  # the valid designs played
@@ -143,7 +144,45 @@ def iteration_metrics(
         "rollout/env_error_rate": mean([1.0 if e.end is EndReason.ENV_ERROR else 0.0 for e in episodes]),
         "adv/agent_zero_variance_groups": float(sum(o.agent_zero_variance for o in valid)),
         "adv/designer_zero_variance_groups": float(len(designer_flat)),
+        **form_metrics(designs, outcomes, episodes),
     }
+
+
+FORM_METRICS = ("design/valid_rate", "rollout/solve_rate_nohint", "rollout/solve_rate_hint",
+                "reward/regret_mean")
+"""The metrics also reported per design form, as ``<name>/<form>`` (e.g. ``design/valid_rate/tool``)."""
+
+
+def form_metrics(
+    designs: Sequence[Design], outcomes: Sequence[DesignOutcome], episodes: Sequence[Episode],
+) -> dict[str, float]:
+    """``FORM_METRICS`` over the designs of each form present (designs not asked for a form, such
+    as a fixed pool's, count in none), computed as the iteration-wide ones are: the valid rate over
+    the form's designs, solve rates over their episodes, the regret's mean over their valid ones.
+
+    >>> from spadework.designer.design import DesignAttempt
+    >>> from spadework.designer.prompts import DesignForm
+    >>> from spadework.validate.verdict import CheckResult, Outcome, Verdict
+    >>> ok = Verdict((CheckResult("parse", Outcome.PASSED, ""),), "none")
+    >>> tool = Design("d", "doc", None, (DesignAttempt(1, (), "", "code", ok),), form=DesignForm.TOOL)
+    >>> metrics = form_metrics([tool], [DesignOutcome("d", True, (0.0,), (1.0,), 1.0, 1.0)], [])
+    >>> for name, value in metrics.items():
+    ...     print(name, value)
+    design/valid_rate/tool 1.0
+    rollout/solve_rate_nohint/tool 0.0
+    rollout/solve_rate_hint/tool 0.0
+    reward/regret_mean/tool 1.0
+    """
+    metrics: dict[str, float] = {}
+    for form in sorted({d.form for d in designs if d.form is not None}):
+        mine = [(d, o) for d, o in zip(designs, outcomes, strict=True) if d.form is form]
+        ids = {d.design_id for d, _ in mine}
+        played = {arm: [e.score for e in episodes if e.arm is arm and e.env_id in ids] for arm in Arm}
+        values = (mean([1.0 if d.valid else 0.0 for d, _ in mine]), solve_rate(played[Arm.NOHINT]),
+                  solve_rate(played[Arm.HINT]), mean([o.regret for _, o in mine if o.valid]))
+        metrics.update({f"{name}/{form.value}": value
+                        for name, value in zip(FORM_METRICS, values, strict=True)})
+    return metrics
 
 
 def _ratio(part: float, whole: float) -> float:

@@ -110,3 +110,13 @@ def test_regret_estimate_round_trips_through_its_archived_form():
     estimate = RegretEstimate(3, 1 / 3, -0.3259, 0.7259, 0.9)
     play = PlayResult("", (0.0,) * 3, (1.0, 0.0, 0.0), 0.0, 1 / 3, 1 / 3, {}, estimate)
     assert PlayResult.from_metrics(json.loads(json.dumps(play.to_metrics()))) == play
+
+
+def test_the_asked_form_is_archived_under_form_and_old_records_have_none():
+    tool = DesignResult(2, "i2-d1", 1, "doc-7", "maths", False, form="tool")
+    metrics = json.loads(json.dumps(tool.to_metrics()))
+    assert metrics["form"] == "tool" and DesignResult.from_metrics(metrics) == tool
+    final = DesignResult(2, "i2-d1", 2, "doc-7", "maths", True, 0.5, 0.25, played().play, form="answer")
+    assert DesignResult.from_metrics(json.loads(json.dumps(final.to_metrics()))) == final
+    assert DesignResult.from_metrics(PLAYED).form is None  # written before forms were kept
+    assert "form" not in played().to_metrics()  # no form asked (a fixed pool): no key

@@ -78,7 +78,9 @@ class TagSolver:
             return f"\\boxed{{{3 * number + 1}}}"
         return f"\\boxed{{{number if 'tag' in view.first else 0}}}"
 
-    def generate(self, conversations: Sequence[Conversation], sampling: Sampling) -> list[Completion]:
+    def generate(
+        self, conversations: Sequence[Conversation], sampling: Sampling, tools=None
+    ) -> list[Completion]:
         return [Completion(self.reply(c), completion_tokens=3) for c in conversations]
 
     def close(self) -> None:

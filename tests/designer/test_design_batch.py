@@ -55,7 +55,7 @@ class FakeDesignerPolicy:
         self.replies: dict[str, int] = defaultdict(int)
         self.drop_one = drop_one
 
-    def generate(self, conversations, sampling):
+    def generate(self, conversations, sampling, tools=None):
         self.calls.append([list(c) for c in conversations])
         self.samplings.append(sampling)
         out = [Completion(self.reply(list(c)), prompt_tokens=10, completion_tokens=7) for c in conversations]
@@ -219,3 +219,41 @@ def test_fresh_retries_ask_the_first_request_again():
     assert [round(s.temperature, 6) for s in policy.samplings] == [0.0, 0.1, 0.2]
     assert a.valid and a.repaired and [t.attempt for t in a.attempts] == [1, 2]
     assert all(t.conversation == c.attempts[0].conversation for t in c.attempts)
+
+
+def test_mixed_forms_send_each_design_the_request_and_example_of_its_form():
+    policy = FakeDesignerPolicy(SCRIPTS)
+    forms = [DesignForm.TOOL, DesignForm.ANSWER, DesignForm.GAME]
+    designs = run(policy, max_attempts=1, forms=forms)
+    tool, answer, game = policy.calls[0]
+    assert "subclasses `ToolWorld`" in tool[1].content
+    assert "class ClinicBookingEnv(ToolWorld)" in tool[2].content
+    assert "import AnswerEnv" in answer[1].content
+    assert "class TrainArrivalEnv(AnswerEnv)" in answer[2].content
+    assert "import TextEnv" in game[1].content and "class CodeLockEnv(TextEnv)" in game[2].content
+    assert all(doc[1] in c[3].content for c, doc in zip(policy.calls[0], DOCUMENTS, strict=True))
+    assert [d.form for d in designs] == forms
+
+
+def test_retries_ask_again_in_the_designs_own_form():
+    policy = FakeDesignerPolicy(SCRIPTS)
+    a, _, c = run(policy, forms=[DesignForm.TOOL, DesignForm.ANSWER, DesignForm.TOOL], retry=Retry.REPAIR)
+    assert all("subclasses `ToolWorld`" in t.conversation[1].content for t in (*a.attempts, *c.attempts))
+    assert len(c.attempts) == 3 and c.form is DesignForm.TOOL
+
+
+def test_one_form_for_all_is_recorded_and_forms_must_match_the_documents():
+    assert [d.form for d in run(FakeDesignerPolicy(SCRIPTS), max_attempts=1)] == [DesignForm.ANSWER] * 3
+    game = run(FakeDesignerPolicy(SCRIPTS), max_attempts=1, form=DesignForm.GAME)
+    assert {d.form for d in game} == {DesignForm.GAME}
+    with pytest.raises(ValueError, match="got 2 forms for 3 documents; pass one form per document"):
+        run(FakeDesignerPolicy(SCRIPTS), forms=[DesignForm.TOOL, DesignForm.ANSWER])
+
+
+def test_the_form_round_trips_and_old_designs_have_none():
+    design, *_ = run(FakeDesignerPolicy(SCRIPTS), max_attempts=1, forms=[DesignForm.TOOL] * 3)
+    data = json.loads(json.dumps(design.to_json()))
+    back = Design.from_json(data)
+    assert data["form"] == "tool" and back.form is DesignForm.TOOL and back.to_json() == data
+    del data["form"]  # written before designs kept their form
+    assert Design.from_json(data).form is None

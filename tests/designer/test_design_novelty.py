@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from spadework.archive import EnvRecord
-from spadework.designer import NoveltyIndex, checks_with_novelty, novel_check
+from spadework.designer import NoveltyIndex, checks_with_novelty, novel_check, run_index
 from spadework.designer.novelty import signature, similarity, tokens
 from spadework.envs.examples import example_paths
 from spadework.errors import CheckFailed
@@ -167,3 +167,16 @@ def test_a_copy_padded_with_imports_and_comments_is_still_a_twin():
     assert found is not None and found[0] == "example:prompt" and found[1] >= index.threshold
     for name, code in EXAMPLES.items():  # while other games stay apart
         assert index.twin(code) is None, name
+
+
+def test_the_run_index_holds_the_tool_forms_example_and_only_its_copies_are_twins():
+    from spadework.designer.prompts import DesignForm, default_example
+
+    example = default_example(DesignForm.TOOL)
+    copy = example.replace("ClinicBookingEnv", "HospitalEnv").replace("visits", "appointments")
+    found = run_index([]).twin(copy)
+    assert found is not None and found[0] == "example:prompt-tool"
+    alone = NoveltyIndex()
+    alone.add("example:prompt-tool", example)
+    others = [default_example(DesignForm.ANSWER), default_example(DesignForm.GAME), *EXAMPLES.values()]
+    assert all(alone.twin(code) is None for code in others)

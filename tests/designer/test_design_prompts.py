@@ -51,6 +51,35 @@ def test_design_prompt_shows_the_example_as_an_earlier_answer():
     assert "class CodeLockEnv(TextEnv)" in game[2].content and "TrainArrivalEnv" not in game[2].content
 
 
+def test_the_tool_form_renders_its_request_document_and_example():
+    messages = render_design(DOCUMENT, DIGEST, form=DesignForm.TOOL)
+    assert [m.role for m in messages] == [Role.SYSTEM, Role.USER, Role.ASSISTANT, Role.USER]
+    contract, example, request = messages[1].content, messages[2].content, messages[3].content
+    assert "A clinic's front desk" in contract and DOCUMENT not in contract  # the example's own document
+    for phrase in ("subclasses `ToolWorld`", "from spadework.envs import ToolWorld, tool", "`@tool`",
+                   "self.records", "new_episode()", "solution()", "hint()", "max_turns", "find(collection",
+                   "update(collection", "several dependent calls", "state-changing", "distractors",
+                   "realistic records drawn from the document", "randomness from `self.rng`",
+                   "exactly one ```python code block"):
+        assert phrase in contract, phrase
+    assert "AnswerEnv" not in contract and "TextEnv" not in contract  # one form only
+    assert example == f"```python\n{default_example(DesignForm.TOOL).strip()}\n```"
+    assert "class ClinicBookingEnv(ToolWorld)" in example and "@tool" in example
+    assert DOCUMENT in request and DIGEST.render() in request and "ClinicBookingEnv" not in request
+    assert all("$" not in m.content for m in messages)
+
+
+def test_the_tool_prompt_fits_a_small_context_without_the_document():
+    full = MemoryDigest(
+        references=tuple((f"Ref{i}Env", "x" * 200, 0.5) for i in range(2)),
+        recent=tuple((f"Recent{i}Env", "y" * 200) for i in range(5)),
+        too_easy=tuple(f"Easy{i}Env" for i in range(5)),
+        too_hard=tuple(f"Hard{i}Env" for i in range(5)),
+    )
+    chars = prompt_chars(render_design("", full, form=DesignForm.TOOL))
+    assert chars <= 1_800 * 3.5, f"{chars} characters is more than about 1,800 tokens"
+
+
 def test_design_request_holds_document_and_digest_but_not_the_example():
     messages = render_design(DOCUMENT, DIGEST)
     request = messages[-1].content
@@ -150,9 +179,12 @@ def test_templates_are_package_files():
         assert {f"design_{form}.txt", f"example_{form}.txt", f"example_document_{form}.txt"} <= names
 
 
-@pytest.mark.parametrize(("form", "base", "name"), [(DesignForm.ANSWER, "AnswerEnv", "TrainArrivalEnv"),
-                                                    (DesignForm.GAME, "TextEnv", "CodeLockEnv")])
-def test_each_prompt_example_is_valid_and_keeps_everything_in_its_class(form, base, name):
+@pytest.mark.parametrize(("form", "imported", "declared"), [
+    (DesignForm.ANSWER, "AnswerEnv", "TrainArrivalEnv(AnswerEnv)"),
+    (DesignForm.GAME, "TextEnv", "CodeLockEnv(TextEnv)"),
+    (DesignForm.TOOL, "ToolWorld, tool", "ClinicBookingEnv(ToolWorld)"),
+])
+def test_each_prompt_example_is_valid_and_keeps_everything_in_its_class(form, imported, declared):
     from spadework.sandbox import InProcessSandbox
     from spadework.validate import validate
 
@@ -160,4 +192,4 @@ def test_each_prompt_example_is_valid_and_keeps_everything_in_its_class(form, ba
     verdict = validate(code, InProcessSandbox())
     assert verdict.valid, verdict.reason
     top_level = [line for line in code.splitlines() if line and not line[0].isspace()]
-    assert top_level == [f"from spadework.envs import {base}", f"class {name}({base}):"]
+    assert top_level == [f"from spadework.envs import {imported}", f"class {declared}:"]

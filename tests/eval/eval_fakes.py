@@ -50,7 +50,9 @@ class FakeAgent:
             return f"\\boxed{{{answer if self.spells else answer[::-1]}}}"
         return "\\boxed{0}"
 
-    def generate(self, conversations: Sequence[Conversation], sampling: Sampling) -> list[Completion]:
+    def generate(
+        self, conversations: Sequence[Conversation], sampling: Sampling, tools=None
+    ) -> list[Completion]:
         self.calls += 1
         return [Completion(self.reply(c), completion_tokens=5) for c in conversations]
 

@@ -87,7 +87,7 @@ class FakeEmbedded:
     def load_adapter(self, path):
         self.adapters.append(path)
 
-    def generate(self, conversations, sampling):
+    def generate(self, conversations, sampling, tools=None):
         return []
 
     def close(self):

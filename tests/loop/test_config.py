@@ -87,3 +87,36 @@ def test_every_field_is_documented():
                 yield f"{model.__name__}.{name}", field.description
     missing = [name for name, description in walk(RunConfig) if not description]
     assert missing == []
+
+
+def test_design_forms_mix_by_weight_from_the_file_and_the_command_line(tmp_path: Path):
+    from spadework.config import parse_assignment
+    from spadework.designer.prompts import DesignForm
+
+    assert load_config(None).designer.forms == {}  # empty: `form` alone
+    path = tmp_path / "mixed.toml"
+    path.write_text("[designer]\nforms = {answer = 0.5, tool = 0.5}\n")
+    config = load_config(path)
+    assert config.designer.forms == {DesignForm.ANSWER: 0.5, DesignForm.TOOL: 0.5}
+    assert "[designer.forms]\nanswer = 0.5\ntool = 0.5\n" in config.to_toml()
+    path.write_text(config.to_toml())
+    assert load_config(path) == config
+    key, value = parse_assignment("designer.forms={answer=0.5, tool=0.5}")
+    assert load_config(None, {key: value}).designer.forms == config.designer.forms
+    assert load_config(None, {"designer.form": "tool"}).designer.form is DesignForm.TOOL
+
+
+@pytest.mark.parametrize(("forms", "message"), [
+    ({"answer": 0.5, "tool": 0.0}, "config field 'designer.forms': Value error, weights must be finite "
+                                   "numbers greater than 0, got tool = 0.0; leave a form out instead of "
+                                   "giving it 0"),
+    ({"answer": -1}, "config field 'designer.forms': Value error, weights must be finite numbers greater "
+                     "than 0, got answer = -1.0"),
+    ({"answer": float("inf")}, "got answer = inf"),
+    ({"quiz": 1.0}, "config field 'designer.forms.quiz.[key]': Input should be 'answer', 'game' or 'tool'"),
+    ({"answer": "half"}, "config field 'designer.forms.answer': Input should be a valid number"),
+])
+def test_bad_form_weights_name_the_field(forms, message):
+    with pytest.raises(ConfigError) as error:
+        load_config(None, {"designer.forms": forms})
+    assert str(error.value).startswith("command line: ") and message in str(error.value)

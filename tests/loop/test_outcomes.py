@@ -8,6 +8,7 @@ import math
 import pytest
 
 from spadework.designer import Design, DesignAttempt
+from spadework.designer.prompts import DesignForm
 from spadework.outcomes import iteration_metrics, outcome_of
 from spadework.rewards import DesignerReward
 from spadework.rollout import Arm, EndReason, Episode
@@ -16,10 +17,10 @@ from spadework.validate.verdict import CheckResult, Outcome, Verdict
 Z95 = 1.959964
 
 
-def design(design_id: str, valid: bool = True) -> Design:
+def design(design_id: str, valid: bool = True, form: DesignForm | None = None) -> Design:
     outcome = Outcome.PASSED if valid else Outcome.FAILED
     verdict = Verdict((CheckResult("parse", Outcome.PASSED, ""), CheckResult("load", outcome, "")), "none")
-    return Design(design_id, "doc", None, (DesignAttempt(1, (), "reply", "code", verdict),))
+    return Design(design_id, "doc", None, (DesignAttempt(1, (), "reply", "code", verdict),), form=form)
 
 
 def episodes(design_id: str, hint: list[float], nohint: list[float]) -> list[Episode]:
@@ -78,3 +79,28 @@ def test_iteration_metrics_report_the_interval_width_and_the_share_with_regret()
     assert metrics["reward/designer_mean"] == pytest.approx((0.5 + 0 + 0 - 1.0) / 4)
     empty = iteration_metrics(designs[3:], outcomes[3:], [], [])
     assert empty["reward/regret_ci_width"] == 0.0 and empty["reward/regret_positive_share"] == 0.0
+
+
+def test_metrics_per_form_count_each_forms_designs_and_episodes_only():
+    tool, answer = DesignForm.TOOL, DesignForm.ANSWER
+    designs = [design("t1", form=tool), design("t2", form=tool), design("t3", valid=False, form=tool),
+               design("a1", form=answer), design("pool")]  # a pool design was asked for no form
+    played = (episodes("t1", hint=[1.0, 1.0], nohint=[0.0, 1.0]) + episodes("t2", [0.0, 0.0], [0.0, 0.0])
+              + episodes("a1", hint=[1.0, 0.0], nohint=[1.0, 1.0]) + episodes("pool", [1.0, 1.0], [0.0, 0.0]))
+    outcomes = [outcome_of(d, [e for e in played if e.env_id == d.design_id], 1.0) for d in designs]
+    metrics = iteration_metrics(designs, outcomes, played, [])
+    per_form = {name: value for name, value in metrics.items() if name.endswith(("/tool", "/answer"))}
+    assert per_form == {
+        "design/valid_rate/answer": 1.0, "rollout/solve_rate_nohint/answer": 1.0,
+        "rollout/solve_rate_hint/answer": 0.5, "reward/regret_mean/answer": 0.0,  # hint - nohint < 0: none
+        "design/valid_rate/tool": pytest.approx(2 / 3),
+        "rollout/solve_rate_nohint/tool": 0.25, "rollout/solve_rate_hint/tool": 0.5,
+        "reward/regret_mean/tool": 0.25,  # t1 0.5, t2 0.0; the invalid t3 is not counted
+    }
+    assert metrics["design/valid_rate"] == pytest.approx(4 / 5)  # the iteration-wide names stay
+    assert metrics["rollout/solve_rate_nohint"] == pytest.approx(3 / 8)
+
+
+def test_no_form_no_metrics_per_form():
+    metrics = iteration_metrics([design("pool")], [outcome_of(design("pool"), [], 0.0)], [], [])
+    assert not [name for name in metrics if name.count("/") > 1]

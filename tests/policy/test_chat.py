@@ -91,3 +91,17 @@ def test_the_prompt_is_the_tokenizers_own_template_else_chatml():
     untemplated.chat_template = None
     assert own_template(untemplated) is None and own_template(FakeTemplated()) is not None
     assert prompt_text([U], untemplated) == "<|im_start|>user\nU<|im_end|>\n<|im_start|>assistant\n"
+
+
+def test_the_hf_policy_prompts_with_the_tools_of_each_conversation():
+    pytest.importorskip("torch")
+    from spadework.policy.base import Sampling
+    from spadework.policy.hf import ByteTokenizer, HFPolicy, tiny_model
+
+    tools = [{"type": "function", "function": {"name": "look", "parameters": {"type": "object"}}}]
+    tokenizer = ByteTokenizer()
+    with_tools, without = HFPolicy(tiny_model(0), tokenizer).generate(
+        [[S, U], [S, U]], Sampling(temperature=0.0, max_tokens=1), tools=[tools, None])
+    assert with_tools.prompt_tokens == len(tokenizer.encode(prompt_text([S, U], tokenizer, tools)))
+    assert without.prompt_tokens == len(tokenizer.encode(prompt_text([S, U], tokenizer)))
+    assert '{"name": "look"' in prompt_text([S, U], tokenizer, tools)

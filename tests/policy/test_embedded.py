@@ -79,6 +79,74 @@ def test_close_frees_the_model():
     assert fake.closed
 
 
+TOOLS = [{"type": "function", "function": {"name": "lend_book", "description": "Lend a book.", "parameters": {
+    "type": "object", "properties": {"book_id": {"type": "integer"}}, "required": ["book_id"]}}}]
+TOOL_TEMPLATE = ("{% for message in messages %}<|im_start|>{{ message['role'] }}\n{{ message['content'] }}"
+                 "{% if loop.first and tools %}\n<tools>{% for tool in tools %}{{ tool | tojson }}"
+                 "{% endfor %}</tools>{% endif %}<|im_end|>\n{% endfor %}"
+                 "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}")
+TOOL_CONVERSATION = [Message(Role.SYSTEM, "Call tools."), Message(Role.USER, "Lend book 2."),
+                     Message(Role.ASSISTANT, "[lend_book(book_id=2)]"),
+                     Message(Role.TOOL, "lend_book(...) -> ok")]
+
+
+class TemplatedFakeLlama(FakeLlama):
+    """FAKE ``llama_cpp.Llama`` whose GGUF metadata holds a chat template (tools shown or not)."""
+
+    def __init__(self, template: str = TOOL_TEMPLATE, tool_calls=None):
+        super().__init__()
+        self.metadata = {"tokenizer.chat_template": template}
+        self.tool_calls = tool_calls
+
+    def create_chat_completion(self, **kwargs):
+        answer = super().create_chat_completion(**kwargs)
+        answer["choices"][0]["message"]["tool_calls"] = self.tool_calls
+        return answer
+
+    def token_eos(self) -> int:
+        return 2
+
+    def token_bos(self) -> int:
+        return -1
+
+    def detokenize(self, tokens, special=False) -> bytes:
+        return b"<|im_end|>"
+
+
+def test_tools_go_to_a_template_that_shows_them():
+    fake = TemplatedFakeLlama()
+    policy = EmbeddedPolicy.from_llama(fake)
+    assert policy.renders_tools
+    [completion] = policy.generate([TOOL_CONVERSATION], Sampling(), tools=[TOOLS])
+    assert fake.calls[0]["tools"] == TOOLS
+    assert fake.calls[0]["messages"] == [m.to_json() for m in TOOL_CONVERSATION]
+    assert fake.calls[0]["messages"][-1] == {"role": "tool", "content": "lend_book(...) -> ok"}
+    assert policy.count_tokens(TOOL_CONVERSATION, TOOLS) > policy.count_tokens(TOOL_CONVERSATION)
+    policy.generate([TOOL_CONVERSATION], Sampling())
+    assert "tools" not in fake.calls[1]
+
+
+def test_tools_go_to_the_system_message_when_the_template_ignores_them_or_there_is_none():
+    from spadework.policy.toolcalls import with_tools_in_system
+
+    expected = [m.to_json() for m in with_tools_in_system(TOOL_CONVERSATION, TOOLS)]
+    for fake in (TemplatedFakeLlama(TOOL_TEMPLATE.replace("tools", "nothing")), FakeLlama()):
+        policy = EmbeddedPolicy.from_llama(fake)
+        assert not policy.renders_tools
+        policy.generate([TOOL_CONVERSATION], Sampling(), tools=[TOOLS])
+        assert "tools" not in fake.calls[0] and fake.calls[0]["messages"] == expected
+        assert '"name": "lend_book"' in expected[0]["content"]
+
+
+def test_native_tool_calls_in_an_answer_become_tool_call_text():
+    calls = [{"id": "c", "type": "function",
+              "function": {"name": "lend_book", "arguments": '{"book_id": 2}'}}]
+    policy = EmbeddedPolicy.from_llama(TemplatedFakeLlama(tool_calls=calls))
+    [completion] = policy.generate([[Message(Role.USER, "ok")]], Sampling(), tools=[TOOLS])
+    assert completion.text == \
+        'OK\n<tool_call>\n{"name": "lend_book", "arguments": {"book_id": 2}}\n</tool_call>'
+
+
 def test_unknown_models_and_files_are_refused_before_loading(tmp_path):
     with pytest.raises(PolicyError, match="unknown model 'tiny'; use a preset"):
         EmbeddedPolicy("tiny")
@@ -115,6 +183,13 @@ def test_real_model_generates_and_counts_tokens(real_policy):
     assert completion.prompt_tokens == real_policy.count_tokens(HELLO)
     assert completion.finish_reason in ("stop", "length")
     assert real_policy.tokenize("hello world") and real_policy.n_ctx == 1024
+
+
+def test_real_models_template_shows_the_tools_in_the_prompt(real_policy):
+    """Qwen2.5's template renders tools into its system block (no generation: the prompt is counted)."""
+    assert real_policy.renders_tools
+    without = real_policy.count_tokens(TOOL_CONVERSATION)
+    assert real_policy.count_tokens(TOOL_CONVERSATION, TOOLS) > without + 30
 
 
 def test_real_model_repeats_a_seeded_sample(real_policy):

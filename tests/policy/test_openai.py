@@ -14,7 +14,7 @@ from spadework.errors import ContextOverflow, PolicyError
 from spadework.policy import Message, Role, Sampling
 from spadework.policy.llama_server import LlamaServer
 from spadework.policy.models import PRESETS, part_files, resolve_model
-from spadework.policy.openai import OpenAIPolicy
+from spadework.policy.openai import OpenAIPolicy, request_body
 
 URL = "http://fake.test/v1"
 SAMPLING = Sampling(temperature=0.0, max_tokens=16)
@@ -223,3 +223,63 @@ def test_a_real_server_answers_concurrent_requests(llama_server):
     for completion in completions:
         assert completion.text.strip()
         assert completion.prompt_tokens > 0 and 0 < completion.completion_tokens <= 16
+
+
+TOOLS = [{"type": "function", "function": {"name": "find", "description": "Find records.", "parameters": {
+    "type": "object", "properties": {"collection": {"type": "string", "description": "where."}},
+    "required": ["collection"]}}}]
+NATIVE = {"id": "call_9", "type": "function",
+          "function": {"name": "find", "arguments": '{"collection": "books"}'}}
+FIND_TEXT = '<tool_call>\n{"name": "find", "arguments": {"collection": "books"}}\n</tool_call>'
+
+
+def tool_calls_answer(content, *calls) -> httpx.Response:
+    message = {"role": "assistant", "content": content, "tool_calls": list(calls)}
+    return httpx.Response(200, json={"choices": [{"message": message, "finish_reason": "tool_calls"}],
+                                     "usage": {"prompt_tokens": 9, "completion_tokens": 4}})
+
+
+def test_tools_are_sent_and_native_tool_calls_come_back_as_tool_call_text():
+    server = FakeServer(script=[tool_calls_answer("Looking.", NATIVE), tool_calls_answer(None, NATIVE)])
+    with policy_for(server) as policy:
+        first, second = policy.generate([HI, HI], SAMPLING, tools=[TOOLS, None])
+    assert first.text == f"Looking.\n{FIND_TEXT}" and second.text == FIND_TEXT
+    assert first.finish_reason == "tool_calls"
+    bodies = [json.loads(r.content) for r in server.chats]
+    assert bodies[0]["tools"] == TOOLS and "tools" not in bodies[1]
+
+
+def test_a_native_call_goes_back_with_its_id_and_its_results_as_tool_messages():
+    server = FakeServer(script=[tool_calls_answer("", NATIVE, NATIVE | {"id": "call_10"}),
+                                httpx.Response(200, json=chat_answer("done"))])
+    with policy_for(server) as policy:
+        [reply] = policy.generate([HI], SAMPLING, tools=[TOOLS])
+        results = "find(collection='books') -> []\nfind(collection='books') -> []"
+        policy.generate([[*HI, Message(Role.ASSISTANT, reply.text), Message(Role.TOOL, results)]], SAMPLING,
+                        tools=[TOOLS])
+    sent = json.loads(server.chats[1].content)["messages"]
+    calls = [NATIVE, NATIVE | {"id": "call_10"}]
+    assert sent[1] == {"role": "assistant", "content": "", "tool_calls": calls}
+    line = "find(collection='books') -> []"
+    assert sent[2:] == [{"role": "tool", "tool_call_id": "call_9", "content": line},
+                        {"role": "tool", "tool_call_id": "call_10", "content": line}]
+
+
+def test_results_of_calls_written_as_text_go_back_as_a_user_message():
+    server = FakeServer()
+    conversation = [*HI, Message(Role.ASSISTANT, FIND_TEXT), Message(Role.TOOL, "find(...) -> []")]
+    with policy_for(server) as policy:
+        policy.generate([conversation], SAMPLING, tools=[TOOLS])
+    sent = json.loads(server.chats[0].content)["messages"]
+    assert sent[1:] == [{"role": "assistant", "content": FIND_TEXT},
+                        {"role": "user", "content": "find(...) -> []"}]
+
+
+def test_a_real_server_takes_tools_and_a_native_call_sent_back_with_its_results(llama_server):
+    conversation = [*HI, Message(Role.ASSISTANT, FIND_TEXT),
+                    Message(Role.TOOL, "find(collection='books') -> []")]
+    body = request_body("tiny", conversation, Sampling(temperature=0.0, max_tokens=4), TOOLS,
+                        {FIND_TEXT: ("", [NATIVE])})
+    assert [m["role"] for m in body["messages"]] == ["user", "assistant", "tool"]
+    response = httpx.post(f"{llama_server}/chat/completions", json=body, timeout=60.0)
+    assert response.status_code == 200, response.text[:500]

@@ -96,6 +96,32 @@ def test_designs_cover_every_family_and_name_the_topic(replies):
         assert subject in observation, (index, observation)
 
 
+def test_a_tool_world_request_gets_valid_tool_worlds_about_the_topic():
+    from spadework.envs.contract import is_tool_world
+
+    policy, sandbox = ScriptedPolicy(), InProcessSandbox()
+    for index in range(4):
+        conversation = design_conversation(document(index))
+        conversation[1] = Message(Role.USER, conversation[1].content + "\nSubclass `ToolWorld`.")
+        reply = policy.reply(conversation)
+        if "```python" not in reply:
+            reply = policy.reply([*conversation, Message(Role.ASSISTANT, reply), Message(Role.USER, "Code?")])
+        assert reply.split()[3] == "stock" and is_tool_world(extract_code(reply))
+        verdict = validate(reply, sandbox, is_reply=True)
+        assert verdict.valid, [(c.name, c.message) for c in verdict.checks if not c.passed]
+        observation, info = sandbox.open(extract_code(reply)).reset(seed=0)
+        assert SUBJECTS[index] in observation and info["tools"]
+
+
+def test_given_tools_the_agent_calls_one_and_reads_the_results():
+    tool = {"type": "function", "function": {"name": "look", "parameters": {
+        "type": "object", "properties": {"room": {"type": "string"}}, "required": ["room"]}}}
+    [completion] = ScriptedPolicy().generate([[Message(Role.USER, "Search the 'attic'.")]], SAMPLING,
+                                             tools=[[tool]])
+    call = '<tool_call>\n{"name": "look", "arguments": {"room": "attic"}}\n</tool_call>'
+    assert completion.text.endswith(call)
+
+
 def test_different_documents_give_different_environments(replies):
     codes = {extract_code(reply) for reply in replies.values()}
     assert len(codes) == len(replies)

@@ -6,21 +6,26 @@ import textwrap
 import threading
 from collections.abc import Callable, Sequence
 
-from spadework.policy.base import Completion, Conversation, Role, Sampling
+from spadework.policy.base import Completion, Conversation, Role, Sampling, ToolsPerConversation
 
 
 class ScriptedFakePolicy:
-    """FAKE policy: ``script(conversation)`` gives each reply; every call's batch is recorded."""
+    """FAKE policy: ``script(conversation)`` gives each reply; every call's batch and tools are recorded."""
 
     name = "scripted-fake"
 
     def __init__(self, script: Callable[[Conversation], str]):
         self.script = script
         self.batch_sizes: list[int] = []
+        self.tools: list[ToolsPerConversation | None] = []
         self.closed = False
 
-    def generate(self, conversations: Sequence[Conversation], sampling: Sampling) -> list[Completion]:
+    def generate(
+        self, conversations: Sequence[Conversation], sampling: Sampling,
+        tools: ToolsPerConversation | None = None,
+    ) -> list[Completion]:
         self.batch_sizes.append(len(conversations))
+        self.tools.append(tools)
         return [Completion(text, completion_tokens=len(text)) for text in map(self.script, conversations)]
 
     def close(self) -> None:

@@ -188,7 +188,7 @@ def test_every_environment_is_closed_even_when_the_policy_fails():
 
 def test_a_policy_returning_the_wrong_number_of_completions_is_a_policy_error():
     class ShortFakePolicy(ScriptedFakePolicy):
-        def generate(self, conversations, sampling):
+        def generate(self, conversations, sampling, tools=None):
             return [Completion("\\boxed{x}")]
 
     sandbox = CountingFakeSandbox(InProcessSandbox())

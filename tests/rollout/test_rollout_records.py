@@ -26,6 +26,21 @@ def test_an_episode_round_trips():
     assert Episode.from_json(data) == episode
 
 
+def test_a_tool_world_episode_round_trips_with_its_tools_and_tool_messages():
+    tools = ({"type": "function", "function": {"name": "find", "parameters": {"type": "object"}}},)
+    episode = Episode(
+        env_id="t", seed=1, arm=Arm.HINT,
+        messages=(Message(Role.ASSISTANT, "[find()]"), Message(Role.TOOL, "[]")),
+        rewards=(0.0,), score=0.0, solved=False, turns=1, unboxed=0, hint="h", error=None,
+        completion_tokens=3, seconds=0.1, end=EndReason.MAX_TURNS, tools=tools,
+    )
+    data = json.loads(json.dumps(episode.to_json()))
+    assert data["messages"][1] == {"role": "tool", "content": "[]"} and data["tools"] == list(tools)
+    assert Episode.from_json(data) == episode
+    del data["tools"]  # an episode written before tool worlds
+    assert Episode.from_json(data).tools == ()
+
+
 def test_a_config_round_trips():
     config = RolloutConfig(max_turns_cap=4, sampling=Sampling(temperature=0.0, stop=("</s>",)))
     assert RolloutConfig.from_json(json.loads(json.dumps(config.to_json()))) == config

@@ -29,6 +29,7 @@ from spadework.validate.checks import (
     check_parse,
     check_solvable,
     check_static,
+    check_tool_effort,
 )
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "envs"
@@ -40,6 +41,8 @@ SET_STATE = "take all randomness from the seed and set all state in reset()"
 READ_THE_TEXT = "put what decides the answer into the text the agent reads"
 METHOD = "hint at the method instead"
 SOLVE_IT = "make solution() return actions that solve the episode, with rewards summing to 1"
+SOLVE_WITH_CALLS = "make solution() return calls that succeed and reach the goal"
+NEED_THE_CALLS = "make the goal need the calls of solution()"
 
 EXPECTED: dict[str, tuple[str, str]] = {
     "parse_no_block.md": (
@@ -99,6 +102,14 @@ EXPECTED: dict[str, tuple[str, str]] = {
     "contract_step_raises.py": (
         "contract", "step() raised ZeroDivisionError: float division by zero (line 16, in step: "
                     "return \"Correct.\", 1.0 / self.wrong, True, False, {})"),
+    "contract_tool_no_type.py": (
+        "contract", "reset() raised ValueError: tool lend(): parameter 'book_id' has no type; annotate it, "
+                    "e.g. book_id: int"),
+    "contract_tool_no_docstring.py": (
+        "contract", "reset() raised ValueError: tool lend() has no docstring; say in one line what it does"),
+    "contract_tool_none.py": (
+        "contract", "reset() raised ValueError: CounterEnv has no tools; mark the methods the agent may "
+                    "call with @tool"),
     "determinism_system_random.py": (
         "determinism", f"seed 0 reset twice gave different observations, solutions or hints; "
                        f"{TAKE_RANDOMNESS}"),
@@ -122,6 +133,19 @@ EXPECTED: dict[str, tuple[str, str]] = {
     "solvable_too_long.py": (
         "solvable", "seed 0: solution() has 4 actions but max_turns is 3; raise max_turns or "
                     "shorten the solution"),
+    "solvable_tool_failed_call.py": (
+        "solvable", "solution() did not solve seed 0: lend(book_id=3, member_id=161) -> error: lend() "
+                    "failed: no record with id 3 in books; its ids are 43, 75, 72, 61; "
+                    f"{SOLVE_WITH_CALLS}"),
+    "solvable_tool_no_call.py": (
+        "solvable", "solution() did not solve seed 0: action 2 'lend book 72 to member 161' is no tool "
+                    f"call; {SOLVE_WITH_CALLS}"),
+    "tool_effort_goal_at_start.py": (
+        "tool_effort", "seed 0: the task is solved before any tool call: a call that changes nothing "
+                       f"('no_such_tool()') solves a fresh episode; {NEED_THE_CALLS}"),
+    "tool_effort_repeat_first_call.py": (
+        "tool_effort", "seed 0: repeating lend(book_id=75, member_id=117) 2 times solves the task: make "
+                       "it need every call of the solution"),
     "determined_secret_code.py": (
         "determined", "seeds 0 and 1 show the same text but need different answers ('7311' and '3201'), "
                       f"so no player can tell which; {READ_THE_TEXT}"),
@@ -161,8 +185,16 @@ EXPECTED: dict[str, tuple[str, str]] = {
     "no_hint_leak_repeats.py": (
         "no_hint_leak", "seed 0: the hint gives away the answer ('right right right down down' actions in "
                         f"order: 'right 3 times then down 2 times'); {METHOD}"),
+    "no_hint_leak_tool_call.py": (
+        "no_hint_leak", "seed 0: the hint spells out the call lend(book_id=75, member_id=164); say what to "
+                        "look for, not the calls"),
+    "no_hint_leak_tool_answer.py": (
+        "no_hint_leak", f"seed 0: the hint gives away the answer ('35'); {METHOD}"),
 }
 """Every broken fixture: the check that must fail on it, and that check's exact message."""
+
+TOOL_WORLDS = sorted(name for name in EXPECTED if "_tool_" in name or name.startswith("tool_"))
+"""The broken tool worlds (``ToolEnv``/``ToolWorld`` subclasses): all of them run in the real sandbox."""
 
 ON_THE_REAL_SANDBOX = [
     "parse_two_blocks.md", "static_forbidden_import.py", "load_constructor_args.py",
@@ -170,7 +202,7 @@ ON_THE_REAL_SANDBOX = [
     "determinism_system_random.py", "determinism_clock.py", "determinism_state_kept.py",
     "solvable_too_long.py", "determined_secret_code.py", "determined_silent_lock.py",
     "not_guessable_yes_wins.py", "not_guessable_answer_yes.py",
-    "no_hint_leak_moves.py", "no_hint_leak_number_words.py",
+    "no_hint_leak_moves.py", "no_hint_leak_number_words.py", *TOOL_WORLDS,
 ]
 """A representative handful, at least one per check, run through the real sandbox too."""
 
@@ -289,7 +321,7 @@ def test_validator_closes_the_environment_whatever_happens():
 
 def test_checks_run_in_the_documented_order():
     assert CHECK_NAMES == ["parse", "static", "load", "contract", "determinism", "solvable",
-                           "determined", "not_guessable", "no_hint_leak"]
+                           "tool_effort", "determined", "not_guessable", "no_hint_leak"]
 
 
 def test_config_needs_two_distinct_seeds():
@@ -321,9 +353,12 @@ ALONE: list[tuple[Callable[[CheckContext], None], str]] = [
     (check_contract, "contract_terminated_not_bool.py"),
     (check_determinism, "determinism_same_every_seed.py"),
     (check_solvable, "solvable_wrong_solution.py"),
+    (check_solvable, "solvable_tool_failed_call.py"),
+    (check_tool_effort, "tool_effort_repeat_first_call.py"),
     (check_determined, "determined_silent_lock.py"),
     (check_not_guessable, "not_guessable_yes_wins.py"),
     (check_no_hint_leak, "no_hint_leak_secret.py"),
+    (check_no_hint_leak, "no_hint_leak_tool_call.py"),
 ]
 
 
@@ -369,16 +404,20 @@ def test_checks_after_load_need_a_loaded_environment():
     assert str(raised.value) == "the environment is not loaded; run the load check first"
 
 
-@pytest.mark.parametrize(("check", "name"), ALONE, ids=[c.__name__ for c, _ in ALONE])
+ALONE_IDS = [f"{c.__name__}-{name.removesuffix('.py')}" for c, name in ALONE]
+
+
+@pytest.mark.parametrize(("check", "name"), ALONE, ids=ALONE_IDS)
 def test_check_alone_fails_with_its_message(check, name):
     with pytest.raises(CheckFailed) as raised:
         check(loaded(name))
     assert str(raised.value) == EXPECTED[name][1]
 
 
-@pytest.mark.parametrize(("check", "name"), ALONE, ids=[c.__name__ for c, _ in ALONE])
+@pytest.mark.parametrize(("check", "name"), ALONE, ids=ALONE_IDS)
 def test_check_alone_passes_a_good_environment(check, name):
     check(loaded("puzzle_swap_sort.py"))
+    check(loaded("tool_library.py"))
 
 
 def test_contract_alone_caches_the_first_episode():

@@ -17,7 +17,7 @@ EXAMPLES = example_paths()
 
 def test_example_paths_lists_the_example_modules_sorted():
     assert [path.name for path in EXAMPLES] == [
-        "caesar_cipher.py", "coin_purse.py", "grid_walls.py", "number_guess.py"]
+        "caesar_cipher.py", "coin_purse.py", "grid_walls.py", "library_lending.py", "number_guess.py"]
     assert all(path.is_absolute() and path.is_file() for path in EXAMPLES)
 
 

@@ -5,6 +5,7 @@ The archive stores these as a record's ``metrics`` (JSON, and so do the JSONL an
 under stable names that runs have always written::
 
     iteration, design_id, attempt, document_id, domain, final,
+    form                                                       # when the designer was asked for one
     designer_reward, designer_advantage                        # the final attempt only
     description, scores_nohint, scores_hint, solve_rate_nohint,
     solve_rate_hint, regret, transcripts                       # the final valid attempt only
@@ -124,6 +125,8 @@ class DesignResult:
         designer_reward: the designer's reward; None on earlier attempts.
         designer_advantage: the designer's advantage; None on earlier attempts.
         play: what the plays showed; only on the final attempt of a valid design.
+        form: the design form the designer was asked for (``answer``, ``game``, ``tool``); None when
+            it was not asked for one (a fixed pool) or the record predates forms.
     """
 
     iteration: int
@@ -135,6 +138,7 @@ class DesignResult:
     designer_reward: float | None = None
     designer_advantage: float | None = None
     play: PlayResult | None = None
+    form: str | None = None
 
     def to_metrics(self) -> dict[str, Any]:
         """The attempt as a record's metrics, under the names every run has written.
@@ -147,11 +151,15 @@ class DesignResult:
         ...                      PlayResult("Guess.", (0.0,), (1.0,), 0.0, 1.0, 1.0, {"nohint": None}))
         >>> DesignResult.from_metrics(final.to_metrics()) == final
         True
+        >>> DesignResult(3, "d1", 1, "doc", None, False, form="tool").to_metrics()["form"]
+        'tool'
         """
         metrics: dict[str, Any] = {
             "iteration": self.iteration, "design_id": self.design_id, "attempt": self.attempt,
             "document_id": self.document_id, "domain": self.domain, "final": self.final,
         }
+        if self.form is not None:
+            metrics["form"] = self.form
         if self.designer_reward is not None or self.designer_advantage is not None:
             metrics.update({"designer_reward": self.designer_reward,
                             "designer_advantage": self.designer_advantage})
@@ -166,7 +174,7 @@ class DesignResult:
         A record is a designed attempt when its metrics name the design (``design_id``) with its
         iteration, attempt number and whether it is final; records added by
         ``spadework validate --run-dir`` have none of these. The other keys are optional: an
-        earlier attempt has no reward and no play, and older archives no regret interval.
+        earlier attempt has no reward and no play, and older archives no regret interval and no form.
 
         >>> DesignResult.from_metrics({}) is None, DesignResult.from_metrics({"regret": 0.5}) is None
         (True, True)
@@ -175,8 +183,8 @@ class DesignResult:
         ...     "designer_advantage": 0.1, "description": "Add.", "scores_nohint": [0, 1],
         ...     "scores_hint": [1, 1], "solve_rate_nohint": 0.5, "solve_rate_hint": 1.0, "regret": 0.5,
         ...     "transcripts": {}})
-        >>> old.final, old.play.regret, old.play.scores_nohint, old.play.regret_low
-        (True, 0.5, (0.0, 1.0), None)
+        >>> old.final, old.play.regret, old.play.scores_nohint, old.play.regret_low, old.form
+        (True, 0.5, (0.0, 1.0), None, None)
         """
         design_id, iteration = metrics.get("design_id"), metrics.get("iteration")
         attempt, final = metrics.get("attempt"), metrics.get("final")
@@ -188,7 +196,7 @@ class DesignResult:
             document_id=_text(metrics.get("document_id")), domain=_text(metrics.get("domain")), final=final,
             designer_reward=_number(metrics.get("designer_reward")),
             designer_advantage=_number(metrics.get("designer_advantage")),
-            play=PlayResult.from_metrics(metrics),
+            play=PlayResult.from_metrics(metrics), form=_text(metrics.get("form")),
         )
 
 

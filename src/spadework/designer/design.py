@@ -97,6 +97,8 @@ class Design:
         domain: the document's domain, when the corpus says.
         attempts: every attempt, in order; at least one.
         written_hint: the hint of the optional hint-writing call, when it was made.
+        form: the form the designer was asked for; None when it was not asked (a fixed pool's
+            environment, or a design stored before forms were kept).
     """
 
     design_id: str
@@ -104,6 +106,7 @@ class Design:
     domain: str | None
     attempts: tuple[DesignAttempt, ...]
     written_hint: str | None = None
+    form: DesignForm | None = None
 
     @property
     def final(self) -> DesignAttempt:
@@ -132,6 +135,7 @@ class Design:
             "valid": self.valid,
             "attempts": [a.to_json() for a in self.attempts],
             "written_hint": self.written_hint,
+            "form": None if self.form is None else self.form.value,
         }
 
     @classmethod
@@ -142,6 +146,7 @@ class Design:
             domain=data.get("domain"),
             attempts=tuple(DesignAttempt.from_json(a) for a in data["attempts"]),
             written_hint=data.get("written_hint"),
+            form=DesignForm(data["form"]) if data.get("form") is not None else None,
         )
 
 
@@ -188,6 +193,7 @@ def design_batch(
     config: ValidatorConfig | None = None,
     example: str | None = None,
     form: DesignForm = DesignForm.ANSWER,
+    forms: Sequence[DesignForm] | None = None,
     hint_call: bool = False,
     workers: int = 1,
     novelty: NoveltyIndex | None = None,
@@ -212,7 +218,10 @@ def design_batch(
         checks: the validator's checks (e.g. ``checks_with_novelty(index)``).
         config: the validator's settings; its default when ``None``.
         example: the example environment's source; the form's bundled one when ``None``.
-        form: what the designer is asked to write (an answer puzzle, or any environment).
+        form: what the designer is asked to write (an answer puzzle, a tool world, or any
+            environment), when ``forms`` is not given.
+        forms: the form of each design, one per document (``allocate_forms`` mixes them by
+            weight); ``None``: ``form`` for all.
         hint_call: after the rounds, ask for a written hint of every valid design (one call).
         workers: replies validated at once (threads; useful with the process sandbox).
         novelty: the index behind a "novel" check in ``checks``; each valid design is added to
@@ -224,7 +233,7 @@ def design_batch(
         One ``Design`` per document, in order.
 
     Raises:
-        ValueError: ``design_ids`` does not match ``documents``, or ``max_attempts < 1``.
+        ValueError: ``design_ids`` or ``forms`` does not match ``documents``, or ``max_attempts < 1``.
         PolicyError: the backend failed or answered with the wrong number of completions.
     """
     if len(design_ids) != len(documents):
@@ -232,7 +241,12 @@ def design_batch(
                          "documents; pass one id per document")
     if max_attempts < 1:
         raise ValueError(f"design_batch max_attempts must be at least 1, got {max_attempts}")
-    firsts = [tuple(render_design(text, digest, example, form)) for _, text, _ in documents]
+    asked = [form] * len(documents) if forms is None else list(forms)
+    if len(asked) != len(documents):
+        raise ValueError(f"design_batch got {len(asked)} forms for {len(documents)} documents; "
+                         "pass one form per document")
+    firsts = [tuple(render_design(text, digest, example, f))
+              for (_, text, _), f in zip(documents, asked, strict=True)]
 
     def judge(item: tuple[int, Completion]) -> Verdict:
         index, completion = item
@@ -244,8 +258,9 @@ def design_batch(
     attempts = run_rounds(policy, firsts, sampling, max_attempts,
                           lambda order, cs: _map(judge, list(zip(order, cs, strict=True)), workers),
                           temperature_step, retry)
-    designs = [Design(design_id, doc_id, domain, tuple(tries))
-               for design_id, (doc_id, _, domain), tries in zip(design_ids, documents, attempts, strict=True)]
+    designs = [Design(design_id, doc_id, domain, tuple(tries), form=f)
+               for design_id, (doc_id, _, domain), tries, f in zip(design_ids, documents, attempts, asked,
+                                                                  strict=True)]
     return write_hints(policy, designs, sampling) if hint_call else designs
 
 

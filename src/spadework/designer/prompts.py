@@ -32,6 +32,9 @@ class DesignForm(StrEnum):
     a hint, and the base class the rest. The form the small embedded models get right."""
     GAME = "game"
     """Any environment: an answer puzzle, a game of several moves (``TextEnv``) or a plain class."""
+    TOOL = "tool"
+    """A tool world (``ToolWorld``): records drawn from the document, tools that query and change
+    them, and a task that needs several dependent calls; the base class checks the goal."""
 
 ANY_TOPIC = "(Any topic you like.)"
 """The document of the example turn when the caller gives its own example."""

@@ -2,5 +2,6 @@
 
 from spadework.envs.base import AnswerEnv, TextEnv
 from spadework.envs.contract import episode_score, is_solved
+from spadework.envs.tools import ToolEnv, ToolWorld, tool
 
-__all__ = ["AnswerEnv", "TextEnv", "episode_score", "is_solved"]
+__all__ = ["AnswerEnv", "TextEnv", "ToolEnv", "ToolWorld", "episode_score", "is_solved", "tool"]

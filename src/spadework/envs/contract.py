@@ -29,7 +29,9 @@ A designer writes one Python module with one class whose name ends in ``Env``:
 
 The episode's score is the sum of its rewards clipped to ``[0, 1]``, and is 1.0
 exactly when the episode is solved. ``TextEnv`` (``spadework.envs.base``) removes
-the boilerplate of turn counting and truncation.
+the boilerplate of turn counting and truncation; ``ToolEnv`` and ``ToolWorld``
+(``spadework.envs.tools``) make an episode a task done by calling tools, and their
+``reset`` gives the tools' schemas in ``info["tools"]``.
 """
 
 from __future__ import annotations
@@ -47,7 +49,14 @@ TEXTENV_METHODS = ("new_episode", "apply", "solution", "hint")
 ANSWERENV_METHODS = ("new_episode", "hint")
 """Methods a subclass of ``AnswerEnv`` (a puzzle with one answer) writes."""
 
-BASE_CLASS_METHODS = {"TextEnv": TEXTENV_METHODS, "AnswerEnv": ANSWERENV_METHODS}
+TOOLENV_METHODS = ("new_episode", "solution", "hint")
+"""Methods a subclass of ``ToolEnv`` or ``ToolWorld`` (a task done by calling tools) writes."""
+
+TOOL_BASES = frozenset({"ToolEnv", "ToolWorld"})
+"""The base classes of tool-use environments."""
+
+BASE_CLASS_METHODS = {"TextEnv": TEXTENV_METHODS, "AnswerEnv": ANSWERENV_METHODS,
+                      "ToolEnv": TOOLENV_METHODS, "ToolWorld": TOOLENV_METHODS}
 """The base classes of ``spadework.envs``, and what a subclass of each writes itself."""
 
 ALLOWED_MODULES = frozenset({
@@ -70,7 +79,8 @@ COMMON_NAMES = {
     "deque": "collections", "namedtuple": "collections", "dataclass": "dataclasses",
     "field": "dataclasses", "Any": "typing", "Dict": "typing", "List": "typing",
     "Optional": "typing", "Set": "typing", "Tuple": "typing", "TextEnv": "spadework.envs",
-    "AnswerEnv": "spadework.envs",
+    "AnswerEnv": "spadework.envs", "ToolEnv": "spadework.envs", "ToolWorld": "spadework.envs",
+    "tool": "spadework.envs",
 }
 """Names the loader supplies, from these modules, when the code uses them without importing them."""
 
@@ -126,4 +136,36 @@ def is_answer_puzzle(source: str) -> bool:
             bases = {b.id if isinstance(b, ast.Name) else getattr(b, "attr", "") for b in node.bases}
             if "AnswerEnv" in bases:
                 return True
+    return False
+
+
+def is_tool_world(source: str) -> bool:
+    """Whether a module's environment class subclasses ``ToolEnv`` or ``ToolWorld`` (directly, or
+    through a class of the same module); False for source that does not parse.
+
+    >>> is_tool_world("from spadework.envs import ToolWorld\\nclass ShopEnv(ToolWorld):\\n    pass\\n")
+    True
+    >>> is_tool_world("class Base(envs.ToolEnv): pass\\nclass ShopEnv(Base): pass\\n")
+    True
+    >>> is_tool_world("class SumEnv(AnswerEnv):\\n    pass\\n"), is_tool_world("not python (")
+    (False, False)
+    """
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return False
+    bases = {node.name: {b.id if isinstance(b, ast.Name) else getattr(b, "attr", "") for b in node.bases}
+             for node in tree.body if isinstance(node, ast.ClassDef)}
+    for name in bases:
+        if not name.endswith("Env") or name in TOOL_BASES:
+            continue
+        todo, seen = [name], set()
+        while todo:
+            current = todo.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            if bases.get(current, set()) & TOOL_BASES:
+                return True
+            todo.extend(bases.get(current, set()))
     return False

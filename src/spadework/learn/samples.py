@@ -16,7 +16,7 @@ from typing import Any
 from spadework.designer import Design
 from spadework.learn.settings import AttemptChoice
 from spadework.outcomes import DesignOutcome
-from spadework.policy.base import Message, Role
+from spadework.policy.base import Message, Role, Tools
 from spadework.rollout import Arm, Episode
 from spadework.rollout.tokens import Tokenizer, render_tokens
 
@@ -89,9 +89,9 @@ def truncate(
 
 def _sample(
     role: TrainRole, messages: Sequence[Message], advantage: float, source: str,
-    tokenizer: Tokenizer, max_tokens: int, last_only: bool,
+    tokenizer: Tokenizer, max_tokens: int, last_only: bool, tools: Tools | None = None,
 ) -> TrainSample | None:
-    rendered = render_tokens(messages, tokenizer, last_only=last_only)
+    rendered = render_tokens(messages, tokenizer, last_only=last_only, tools=tools)
     ids, mask = truncate(rendered.ids, rendered.mask, max_tokens)
     return TrainSample(role, ids, mask, advantage, source) if any(mask) else None
 
@@ -136,7 +136,7 @@ def agent_samples(
                 continue
             label = f"{episode.env_id}/seed-{episode.seed}"
             sample = _sample(TrainRole.AGENT, episode.messages, advantage, label, tokenizer, max_tokens,
-                             last_only=False)
+                             last_only=False, tools=episode.tools or None)  # as the agent was prompted
             if sample is not None:
                 samples.append(sample)
     return samples

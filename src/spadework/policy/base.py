@@ -5,15 +5,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import Protocol
+from typing import Any, Protocol
 
 
 class Role(StrEnum):
-    """Who speaks in a conversation."""
+    """Who speaks in a conversation.
+
+    ``TOOL``: a tool world's answer to the assistant's tool calls (the results, one line a call).
+    """
 
     SYSTEM = "system"
     USER = "user"
     ASSISTANT = "assistant"
+    TOOL = "tool"
 
 
 @dataclass(frozen=True)
@@ -32,6 +36,33 @@ class Message:
 
 
 Conversation = Sequence[Message]
+
+ToolSchema = dict[str, Any]
+"""One tool as an OpenAI function schema: ``{"type": "function", "function": {"name", "description",
+"parameters"}}``."""
+
+Tools = Sequence[ToolSchema]
+"""The tools a conversation may call."""
+
+ToolsPerConversation = Sequence[Tools | None]
+"""``generate``'s ``tools``: one entry per conversation, None where it has no tools."""
+
+
+def tools_per_conversation(tools: ToolsPerConversation | None, count: int) -> list[Tools | None]:
+    """``generate``'s ``tools`` argument as one entry per conversation (None: that one has no tools).
+
+    >>> tools_per_conversation(None, 2), tools_per_conversation([None, [{"type": "function"}]], 2)
+    ([None, None], [None, [{'type': 'function'}]])
+
+    Raises:
+        ValueError: ``tools`` is not parallel to the conversations.
+    """
+    if tools is None:
+        return [None] * count
+    if len(tools) != count:
+        raise ValueError(f"tools has {len(tools)} entries for {count} conversations; give one list of "
+                         "tool schemas (or None) per conversation")
+    return [list(entry) if entry else None for entry in tools]
 
 
 @dataclass(frozen=True)
@@ -76,13 +107,22 @@ class Completion:
 class Policy(Protocol):
     """An inference backend. ``generate`` returns one completion per conversation, in order.
 
-    Backends may run the conversations concurrently. A failure of the backend itself
-    (server down, model missing) raises ``PolicyError`` with a message saying what to fix.
+    ``tools`` is None or parallel to ``conversations``: each entry None or the tool schemas that
+    conversation may call. A backend renders them the way its model expects (the chat template's
+    tool support, the server's ``tools`` field, else the schemas in the system message), and a
+    tool call the server returns natively comes back as ``<tool_call>{...}</tool_call>`` text
+    in the completion (``policy.toolcalls``).
+
+    Backends may run the conversations concurrently. A failure of the backend itself (server
+    down, model missing) raises ``PolicyError`` with a message saying what to fix.
     """
 
     name: str
 
-    def generate(self, conversations: Sequence[Conversation], sampling: Sampling) -> list[Completion]:
+    def generate(
+        self, conversations: Sequence[Conversation], sampling: Sampling,
+        tools: ToolsPerConversation | None = None,
+    ) -> list[Completion]:
         ...
 
     def close(self) -> None:

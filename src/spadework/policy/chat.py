@@ -7,6 +7,11 @@ template: the byte tokenizer of the tiny test model and fakes in tests.
 Which characters of a rendered conversation are an assistant's reply (what the learner trains
 on) is read off the template itself: the text that rendering one more assistant message adds
 to the conversation rendered with its generation prompt (``assistant_spans``).
+
+A conversation with tools renders them the way the template does (Qwen2.5's writes them into
+the system message); ChatML, and a template that ignores them, get the same section in the
+system message (``policy.toolcalls.with_tools_in_system``). Tool results (``Role.TOOL``) are
+rendered as the template renders the ``tool`` role; ChatML as ``<|im_start|>tool``.
 """
 
 from __future__ import annotations
@@ -16,7 +21,8 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from spadework.errors import ConfigError
-from spadework.policy.base import Message, Role
+from spadework.policy.base import Message, Role, Tools
+from spadework.policy.toolcalls import with_tools_in_system
 
 
 class Tokenizer(Protocol):
@@ -33,7 +39,8 @@ class Tokenizer(Protocol):
 class TemplatedTokenizer(Protocol):
     """A tokenizer that may carry its own chat template (``policy.hf.HFTokenizer``).
 
-    ``chat_template`` is None when it has none; ``render_chat`` is then never called.
+    ``chat_template`` is None when it has none; ``render_chat`` is then never called. ``render_chat``
+    with ``tools`` shows them as the template does, or in the system message when it does not.
     ``encode_offsets`` gives the ids of a text and each id's ``(start, end)`` characters, or
     None when the tokenizer cannot say (a slow tokenizer).
     """
@@ -42,7 +49,9 @@ class TemplatedTokenizer(Protocol):
 
     def encode(self, text: str) -> list[int]: ...
 
-    def render_chat(self, messages: Sequence[Message], *, add_generation_prompt: bool) -> str: ...
+    def render_chat(
+        self, messages: Sequence[Message], *, add_generation_prompt: bool, tools: Tools | None = None
+    ) -> str: ...
 
     def encode_offsets(self, text: str) -> tuple[list[int], list[tuple[int, int]]] | None: ...
 
@@ -83,18 +92,20 @@ CHATML = ChatTemplate(name="chatml", header="<|im_start|>{role}\n", footer="<|im
 
 
 def render_pieces(
-    messages: Sequence[Message], template: ChatTemplate = CHATML, *, last_only: bool = False
+    messages: Sequence[Message], template: ChatTemplate = CHATML, *, last_only: bool = False,
+    tools: Tools | None = None,
 ) -> list[tuple[str, bool]]:
     """The transcript rendered with ``template`` as pieces of text, each marked True when trained on.
 
     ``last_only`` trains on the last message alone (a designer's repair reply, whose
-    conversation holds its earlier replies as context).
+    conversation holds its earlier replies as context). ``tools`` are shown in the system message.
 
     >>> render_pieces([Message(Role.USER, "hi"), Message(Role.ASSISTANT, "yo")])
     [('<|im_start|>user\\n', False), ('hi', False), ('<|im_end|>', False), ('\\n', False), \
 ('<|im_start|>assistant\\n', False), ('yo', True), ('<|im_end|>', True), ('\\n', False)]
     """
     pieces = []
+    messages = with_tools_in_system(messages, tools)
     for number, message in enumerate(messages, 1):
         trained = message.role is Role.ASSISTANT and (not last_only or number == len(messages))
         pieces += [
@@ -106,13 +117,17 @@ def render_pieces(
     return pieces
 
 
-def render_text(messages: Sequence[Message], template: ChatTemplate = CHATML) -> str:
-    """The transcript rendered with ``template`` as one text.
+def render_text(
+    messages: Sequence[Message], template: ChatTemplate = CHATML, tools: Tools | None = None
+) -> str:
+    """The transcript rendered with ``template`` as one text (``tools`` in the system message).
 
     >>> render_text([Message(Role.SYSTEM, "Be brief.")])
     '<|im_start|>system\\nBe brief.<|im_end|>\\n'
+    >>> render_text([Message(Role.TOOL, "look() -> 3")])
+    '<|im_start|>tool\\nlook() -> 3<|im_end|>\\n'
     """
-    return "".join(text for text, _ in render_pieces(messages, template))
+    return "".join(text for text, _ in render_pieces(messages, template, tools=tools))
 
 
 def own_template(tokenizer: Tokenizer | None) -> TemplatedTokenizer | None:
@@ -122,22 +137,26 @@ def own_template(tokenizer: Tokenizer | None) -> TemplatedTokenizer | None:
     return None
 
 
-def renderer(tokenizer: TemplatedTokenizer) -> Render:
-    """``tokenizer``'s chat template as a ``Render`` function."""
-    return lambda messages, prompt: tokenizer.render_chat(messages, add_generation_prompt=prompt)
+def renderer(tokenizer: TemplatedTokenizer, tools: Tools | None = None) -> Render:
+    """``tokenizer``'s chat template as a ``Render`` function (showing ``tools`` in every rendering)."""
+    if not tools:
+        return lambda messages, prompt: tokenizer.render_chat(messages, add_generation_prompt=prompt)
+    return lambda messages, prompt: tokenizer.render_chat(messages, add_generation_prompt=prompt, tools=tools)
 
 
-def prompt_text(conversation: Sequence[Message], tokenizer: Tokenizer | None = None) -> str:
+def prompt_text(conversation: Sequence[Message], tokenizer: Tokenizer | None = None,
+                tools: Tools | None = None) -> str:
     """The conversation rendered for generation: the tokenizer's own template with its generation
     prompt, or (for a tokenizer without one) ChatML and the header of the assistant's reply.
+    ``tools``: the tools the conversation may call.
 
     >>> prompt_text([Message(Role.USER, "hi")])
     '<|im_start|>user\\nhi<|im_end|>\\n<|im_start|>assistant\\n'
     """
     templated = own_template(tokenizer)
     if templated is not None:
-        return templated.render_chat(conversation, add_generation_prompt=True)
-    return render_text(conversation, CHATML) + CHATML.header.format(role="assistant")
+        return renderer(templated, tools)(conversation, True)
+    return render_text(conversation, CHATML, tools) + CHATML.header.format(role="assistant")
 
 
 def _template_problem(problem: str) -> ConfigError:

@@ -1,7 +1,9 @@
 """EmbeddedPolicy: a GGUF model served in-process by llama-cpp-python (offline, CPU).
 
 The default backend. Conversations are rendered with the GGUF file's own chat
-template and run one after another (one llama.cpp context is not thread-safe).
+template and run one after another (one llama.cpp context is not thread-safe). Tools go
+to the template (Qwen2.5's writes them into its system block); a file whose template
+ignores them, or that has none, gets them in the system message.
 llama-cpp-python is imported only when a policy is built, so the package imports
 without it.
 """
@@ -16,9 +18,17 @@ from pathlib import Path
 from typing import Any
 
 from spadework.errors import ContextOverflow, PolicyError
-from spadework.policy.base import Completion, Conversation, Sampling
+from spadework.policy.base import (
+    Completion,
+    Conversation,
+    Sampling,
+    Tools,
+    ToolsPerConversation,
+    tools_per_conversation,
+)
 from spadework.policy.llama_cpu import avoid_amx_repack
 from spadework.policy.models import PRESETS, resolve_model
+from spadework.policy.toolcalls import PROBE_TOOL, with_native_calls, with_tools_in_system
 
 DEFAULT_MODEL = "qwen2.5-coder-0.5b"
 TEMPLATE_KEY = "tokenizer.chat_template"
@@ -114,6 +124,7 @@ class EmbeddedPolicy:
         self.path = path
         self._lock = threading.Lock()
         self._format = _formatter(llm)
+        self._renders_tools: bool | None = None
         self._adapter: Any = None
         self.adapter_path: Path | None = None
 
@@ -127,23 +138,51 @@ class EmbeddedPolicy:
         """The context window in tokens."""
         return int(self._llm.n_ctx())
 
-    def generate(self, conversations: Sequence[Conversation], sampling: Sampling) -> list[Completion]:
-        """One completion per conversation, in order (run one after another)."""
-        return [self.generate_one(c, sampling.for_item(i)) for i, c in enumerate(conversations)]
+    @property
+    def renders_tools(self) -> bool:
+        """Whether the model file's chat template shows the tools it is given (checked once)."""
+        if self._renders_tools is None:
+            probe = [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]
+            try:
+                shown = self._format is not None and \
+                    PROBE_TOOL["function"]["name"] in self._format(messages=probe, tools=[PROBE_TOOL]).prompt
+            except Exception:  # noqa: BLE001 - a template that fails on tools does not render them
+                shown = False
+            self._renders_tools = shown
+        return self._renders_tools
 
-    def generate_one(self, conversation: Conversation, sampling: Sampling) -> Completion:
-        """One completion.
+    def _request(self, conversation: Conversation, tools: Tools | None) -> dict[str, Any]:
+        """The messages (and tools, when the template shows them) of a chat completion request."""
+        if tools and not self.renders_tools:
+            conversation, tools = with_tools_in_system(conversation, tools), None
+        request: dict[str, Any] = {"messages": [m.to_json() for m in conversation]}
+        if tools:
+            request["tools"] = list(tools)
+        return request
+
+    def generate(
+        self, conversations: Sequence[Conversation], sampling: Sampling,
+        tools: ToolsPerConversation | None = None,
+    ) -> list[Completion]:
+        """One completion per conversation, in order (run one after another)."""
+        per = tools_per_conversation(tools, len(conversations))
+        return [self.generate_one(c, sampling.for_item(i), per[i]) for i, c in enumerate(conversations)]
+
+    def generate_one(
+        self, conversation: Conversation, sampling: Sampling, tools: Tools | None = None
+    ) -> Completion:
+        """One completion; ``tools``: the tools the conversation may call.
 
         Raises:
             ContextOverflow: the conversation alone fills the context window.
             PolicyError: llama.cpp failed.
         """
-        messages = [m.to_json() for m in conversation]
+        request = self._request(conversation, tools)
         start = time.perf_counter()
         with self._lock:
             try:
                 answer = self._llm.create_chat_completion(
-                    messages=messages, temperature=sampling.temperature, top_p=sampling.top_p,
+                    **request, temperature=sampling.temperature, top_p=sampling.top_p,
                     max_tokens=sampling.max_tokens, stop=list(sampling.stop), seed=sampling.seed)
             except ValueError as exc:
                 if "context window" in str(exc):
@@ -155,7 +194,8 @@ class EmbeddedPolicy:
         seconds = time.perf_counter() - start
         choice = answer["choices"][0]
         usage = answer.get("usage") or {}
-        return Completion(text=choice["message"].get("content") or "",
+        message = choice["message"]
+        return Completion(text=with_native_calls(message.get("content") or "", message.get("tool_calls")),
                           prompt_tokens=int(usage.get("prompt_tokens", 0)),
                           completion_tokens=int(usage.get("completion_tokens", 0)),
                           seconds=seconds, finish_reason=str(choice.get("finish_reason") or "stop"))
@@ -169,14 +209,16 @@ class EmbeddedPolicy:
         with self._lock:
             return list(self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=special))
 
-    def count_tokens(self, messages: Conversation) -> int:
-        """Prompt tokens of ``messages`` as ``generate`` sends them (chat template included).
+    def count_tokens(self, messages: Conversation, tools: Tools | None = None) -> int:
+        """Prompt tokens of ``messages`` (and ``tools``) as ``generate`` sends them (chat template
+        included).
 
         Without a template in the model file, the sum of the messages' own tokens.
         """
+        request = self._request(messages, tools)
         if self._format is None:
-            return sum(len(self.tokenize(m.content)) for m in messages)
-        rendered = self._format(messages=[m.to_json() for m in messages])
+            return sum(len(self.tokenize(m["content"])) for m in request["messages"])
+        rendered = self._format(**request)
         with self._lock:
             return len(self._llm.tokenize(rendered.prompt.encode("utf-8"),
                                           add_bos=not rendered.added_special, special=True))

@@ -20,9 +20,19 @@ from pathlib import Path
 from typing import Any
 
 from spadework.errors import ConfigError, PolicyError
-from spadework.policy.base import Completion, Conversation, Message, Sampling
+from spadework.policy.base import (
+    Completion,
+    Conversation,
+    Message,
+    Role,
+    Sampling,
+    Tools,
+    ToolsPerConversation,
+    tools_per_conversation,
+)
 from spadework.policy.chat import end_of_turn, prompt_text, renderer
 from spadework.policy.models import PRESETS, default_cache_dir, resolve_model
+from spadework.policy.toolcalls import PROBE_TOOL, with_tools_in_system
 
 TINY = "tiny"
 SPECIALS = ("<|im_start|>", "<|im_end|>", "<|endoftext|>")
@@ -77,6 +87,7 @@ class HFTokenizer:
     def __init__(self, tokenizer: Any):
         self.inner = tokenizer
         self.chat_template: str | None = getattr(tokenizer, "chat_template", None) or None
+        self._renders_tools: bool | None = None
         self.eos_token_id = self._turn_end_id()
 
     def encode(self, text: str) -> list[int]:
@@ -85,20 +96,41 @@ class HFTokenizer:
     def decode(self, ids: list[int]) -> str:
         return str(self.inner.decode(ids))
 
-    def render_chat(self, messages: Sequence[Message], *, add_generation_prompt: bool) -> str:
-        """``messages`` rendered by the tokenizer's own chat template.
+    def render_chat(
+        self, messages: Sequence[Message], *, add_generation_prompt: bool, tools: Tools | None = None
+    ) -> str:
+        """``messages`` rendered by the tokenizer's own chat template, with ``tools`` as the template
+        shows them (in the system message when the template ignores tools).
 
         Raises:
             ConfigError: the template refuses the conversation (e.g. it allows no system message).
         """
+        if tools and not self.renders_tools:
+            messages, tools = with_tools_in_system(messages, tools), None
+        return self._apply(messages, add_generation_prompt, tools)
+
+    @property
+    def renders_tools(self) -> bool:
+        """Whether the chat template shows the tools it is given (checked once, on a probe)."""
+        if self._renders_tools is None:
+            probe = [Message(Role.SYSTEM, "s"), Message(Role.USER, "u")]
+            try:
+                self._renders_tools = PROBE_TOOL["function"]["name"] in self._apply(probe, True, [PROBE_TOOL])
+            except ConfigError:
+                self._renders_tools = False
+        return self._renders_tools
+
+    def _apply(self, messages: Sequence[Message], add_generation_prompt: bool, tools: Tools | None) -> str:
         from jinja2 import TemplateError
 
+        extra = {"tools": list(tools)} if tools else {}
         try:
             return str(self.inner.apply_chat_template([m.to_json() for m in messages], tokenize=False,
-                                                      add_generation_prompt=add_generation_prompt))
+                                                      add_generation_prompt=add_generation_prompt, **extra))
         except TemplateError as exc:
             raise ConfigError(f"the model's chat template refuses the conversation ({exc}); use a model "
-                              "whose template takes system, user and assistant messages") from None
+                              "whose template takes system, user, assistant (and, for tool worlds, tool) "
+                              "messages") from None
 
     def encode_offsets(self, text: str) -> tuple[list[int], list[tuple[int, int]]] | None:
         """Ids of ``text`` and each id's characters; None for a slow tokenizer (no offsets)."""
@@ -227,14 +259,21 @@ class HFPolicy:
         self.tokenizer = tokenizer
         self.name = name
 
-    def generate(self, conversations: Sequence[Conversation], sampling: Sampling) -> list[Completion]:
-        return [self.generate_one(c, sampling.for_item(i)) for i, c in enumerate(conversations)]
+    def generate(
+        self, conversations: Sequence[Conversation], sampling: Sampling,
+        tools: ToolsPerConversation | None = None,
+    ) -> list[Completion]:
+        """One completion per conversation, in order; ``tools`` are rendered into each prompt."""
+        per = tools_per_conversation(tools, len(conversations))
+        return [self.generate_one(c, sampling.for_item(i), per[i]) for i, c in enumerate(conversations)]
 
-    def generate_one(self, conversation: Conversation, sampling: Sampling) -> Completion:
+    def generate_one(
+        self, conversation: Conversation, sampling: Sampling, tools: Tools | None = None
+    ) -> Completion:
         import torch
 
         start = time.perf_counter()
-        prompt = self.tokenizer.encode(prompt_text(conversation, self.tokenizer))
+        prompt = self.tokenizer.encode(prompt_text(conversation, self.tokenizer, tools))
         ids = torch.tensor([prompt], device=next(self.model.parameters()).device)
         was_training = self.model.training
         self.model.eval()

@@ -4,6 +4,12 @@ Requests go out concurrently from a thread pool (at most ``concurrency`` in flig
 one synchronous ``httpx.Client``; completions come back in the order of the conversations.
 Connection errors, timeouts, 429 and 5xx answers are retried with exponential backoff;
 other 4xx answers are not, and become a ``PolicyError`` saying what to fix.
+
+Tools go in the request's ``tools`` field. A reply's native ``tool_calls`` are appended to its
+text as ``<tool_call>`` lines (what a tool world parses), and the policy remembers them: when
+that reply comes back in a later request, it is sent with its ``tool_calls`` again, and the
+tool results after it as ``tool`` messages answering those calls' ids. Tool results after any
+other reply (calls the model wrote as text) are sent as user messages, which every server takes.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ import os
 import re
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
@@ -20,7 +27,21 @@ from typing import Any
 import httpx
 
 from spadework.errors import ContextOverflow, PolicyError
-from spadework.policy.base import Completion, Conversation, Sampling
+from spadework.policy.base import (
+    Completion,
+    Conversation,
+    Sampling,
+    Tools,
+    ToolsPerConversation,
+    tools_per_conversation,
+)
+from spadework.policy.toolcalls import (
+    NativeCalls,
+    chat_messages,
+    native_call_texts,
+    native_calls,
+    with_native_calls,
+)
 
 CHAT_PATH = "/chat/completions"
 MODELS_PATH = "/models"
@@ -29,19 +50,22 @@ UNKNOWN_MODEL = re.compile(r"\bmodel\b[^\n]{0,120}?(does not exist|not found|unk
                            r"not available|not served)|(unknown|invalid|no such) model", re.IGNORECASE)
 CONTEXT_OVERFLOW = re.compile(r"context (length|window)|maximum context|too many tokens|"
                               r"exceed.*context", re.IGNORECASE | re.DOTALL)
-
-
-def request_body(model: str, conversation: Conversation, sampling: Sampling) -> dict[str, Any]:
-    """The JSON body of one chat completion request.
+NATIVE_MEMORY = 4096
+"""Most replies with native tool calls remembered (the oldest are forgotten first)."""
+def request_body(model: str, conversation: Conversation, sampling: Sampling, tools: Tools | None = None,
+                 native: NativeCalls | None = None) -> dict[str, Any]:
+    """The JSON body of one chat completion request (``chat_messages`` says how ``native`` is used).
 
     >>> from spadework.policy.base import Message, Role
     >>> request_body("m", [Message(Role.USER, "hi")], Sampling(temperature=0.0, max_tokens=8, seed=1))
     {'model': 'm', 'messages': [{'role': 'user', 'content': 'hi'}], 'temperature': 0.0, \
 'top_p': 0.95, 'max_tokens': 8, 'seed': 1}
+    >>> request_body("m", [], Sampling(), [{"type": "function", "function": {"name": "f"}}])["tools"]
+    [{'type': 'function', 'function': {'name': 'f'}}]
     """
     body: dict[str, Any] = {
         "model": model,
-        "messages": [m.to_json() for m in conversation],
+        "messages": chat_messages(conversation, native),
         "temperature": sampling.temperature,
         "top_p": sampling.top_p,
         "max_tokens": sampling.max_tokens,
@@ -50,6 +74,8 @@ def request_body(model: str, conversation: Conversation, sampling: Sampling) -> 
         body["seed"] = sampling.seed
     if sampling.stop:
         body["stop"] = list(sampling.stop)
+    if tools:
+        body["tools"] = list(tools)
     return body
 
 
@@ -77,7 +103,8 @@ def error_detail(response: httpx.Response, limit: int = 300) -> str:
 
 
 def parse_completion(data: Any, seconds: float) -> Completion:
-    """A ``Completion`` from a chat completion answer.
+    """A ``Completion`` from a chat completion answer; native tool calls are appended to the text
+    as ``<tool_call>`` lines.
 
     Raises:
         KeyError, IndexError, TypeError, ValueError: the answer is not a chat completion.
@@ -90,6 +117,7 @@ def parse_completion(data: Any, seconds: float) -> Completion:
     text = choice["message"].get("content") or ""
     if not isinstance(text, str):
         raise TypeError(f"content is a {type(text).__name__}")
+    text = with_native_calls(text, choice["message"].get("tool_calls"))
     usage = data.get("usage") or {}
     return Completion(text=text, prompt_tokens=int(usage.get("prompt_tokens") or 0),
                       completion_tokens=int(usage.get("completion_tokens") or 0), seconds=seconds,
@@ -145,6 +173,8 @@ class OpenAIPolicy:
         self._pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="openai-policy")
         self._model_checked = False
         self._lock = threading.Lock()
+        self._native: OrderedDict[str, tuple[str, list[dict[str, Any]]]] = OrderedDict()
+        self._native_lock = threading.Lock()
 
     def __repr__(self) -> str:
         return f"OpenAIPolicy(base_url={self.base_url!r}, model={self.model!r})"
@@ -156,16 +186,22 @@ class OpenAIPolicy:
             self.model = model
             self._model_checked = True
 
-    def generate(self, conversations: Sequence[Conversation], sampling: Sampling) -> list[Completion]:
-        """One completion per conversation, in order, with up to ``concurrency`` requests in flight.
+    def generate(
+        self, conversations: Sequence[Conversation], sampling: Sampling,
+        tools: ToolsPerConversation | None = None,
+    ) -> list[Completion]:
+        """One completion per conversation, in order, with up to ``concurrency`` requests in flight;
+        ``tools[i]`` go in the ``i``-th request.
 
         Raises:
             PolicyError: the server is unreachable, rejects the request or the model, or keeps
                 failing after ``max_retries`` retries (the first failure, in conversation order).
         """
         self.check_model()
-        futures: list[Future[Completion]] = [self._pool.submit(self.generate_one, c, sampling.for_item(i))
-                                             for i, c in enumerate(conversations)]
+        per = tools_per_conversation(tools, len(conversations))
+        futures: list[Future[Completion]] = [
+            self._pool.submit(self.generate_one, c, sampling.for_item(i), per[i])
+            for i, c in enumerate(conversations)]
         try:
             return [future.result() for future in futures]
         except BaseException:
@@ -173,17 +209,35 @@ class OpenAIPolicy:
                 future.cancel()
             raise
 
-    def generate_one(self, conversation: Conversation, sampling: Sampling) -> Completion:
+    def generate_one(
+        self, conversation: Conversation, sampling: Sampling, tools: Tools | None = None
+    ) -> Completion:
         """One completion, in the calling thread."""
         start = time.perf_counter()
-        response = self._request("POST", CHAT_PATH, request_body(self.model, conversation, sampling))
+        with self._native_lock:
+            native = {m.content: self._native[m.content] for m in conversation if m.content in self._native}
+        body = request_body(self.model, conversation, sampling, tools, native)
+        response = self._request("POST", CHAT_PATH, body)
         self._raise_for_answer(response)
         try:
-            return parse_completion(response.json(), time.perf_counter() - start)
+            data = response.json()
+            completion = parse_completion(data, time.perf_counter() - start)
+            message = data["choices"][0]["message"]
         except (KeyError, IndexError, TypeError, ValueError) as exc:
             raise PolicyError(f"the server at {self.base_url} answered {CHAT_PATH} with something that "
                               f"is not a chat completion ({type(exc).__name__}: {exc}): "
                               f"{response.text[:200]!r}; is base_url an OpenAI-compatible API?") from None
+        if native_call_texts(message.get("tool_calls")):
+            self._remember(completion.text, message.get("content") or "", native_calls(message["tool_calls"]))
+        return completion
+
+    def _remember(self, text: str, content: str, calls: list[dict[str, Any]]) -> None:
+        """Keep a reply's native tool calls, to send them again when the reply comes back."""
+        with self._native_lock:
+            self._native[text] = (content, calls)
+            self._native.move_to_end(text)
+            while len(self._native) > NATIVE_MEMORY:
+                self._native.popitem(last=False)
 
     def check_model(self) -> None:
         """Once per policy: when the server lists its models, ``model`` must be among them.

@@ -8,6 +8,10 @@ family, its parameters and a topic word all drawn from a hash of the first user 
 a short thought and ``\boxed{command}``, played well when the first user message carries a
 ``Hint:`` line and weakly when it does not, so hint-based regret is positive.
 
+A conversation given tools (or holding tool results) is a tool world: the reply is a thought
+and one tool call (``scripted_tools``). A design conversation that mentions ``ToolWorld`` gets
+the tool world family.
+
 Replies depend only on the conversation's text, the policy's seed and the sampling seed
 (never on global random state or on earlier calls), so runs repeat exactly; the sampling
 seed only decides whether a designer answers without code, so a request asked again with a
@@ -22,8 +26,17 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from spadework.policy.base import Completion, Conversation, Role, Sampling
+from spadework.policy.base import (
+    Completion,
+    Conversation,
+    Role,
+    Sampling,
+    Tools,
+    ToolsPerConversation,
+    tools_per_conversation,
+)
 from spadework.policy.scripted_families import FAMILIES, AgentView
+from spadework.policy.scripted_tools import STOCK, design_stock, is_tool_design, tool_agent_reply
 
 DESIGNER_MARKER = "environment designer"
 """A system message containing this phrase makes a conversation a designer conversation."""
@@ -96,16 +109,20 @@ def designer_reply(conversation: Conversation, seed: int = 0, sample: int | None
     rng = _rng(seed, "design", document)
     topic = topic_word(document, rng)
     family = FAMILIES[rng.randrange(len(FAMILIES))]
-    code = family.design(topic, rng)
+    name, design = family.name, family.design
+    if is_tool_design([m.content for m in conversation]):
+        name, design = STOCK, design_stock
+    code = design(topic, rng)
     refusal = document if sample is None else f"{document}\x00{sample}"
     if not repair and _rng(seed, "refuse", refusal).randrange(REFUSE_EVERY) == 0:
-        return (f"I would build a {family.name} game about the {topic} in the document, where the "
+        return (f"I would build a {name} game about the {topic} in the document, where the "
                 "agent reads the state and answers in a few turns.")
-    return f"Here is a {family.name} environment about {topic}.\n\n```python\n{code}```\n"
+    return f"Here is a {name} environment about {topic}.\n\n```python\n{code}```\n"
 
 
 def agent_view(conversation: Conversation) -> AgentView:
-    r"""What the agent reads: the first observation, the hint line, later observations, turn.
+    r"""What the agent reads: the first observation, the hint line, later observations (user or
+    tool messages), turn.
 
     >>> from spadework.policy.base import Message
     >>> view = agent_view([Message(Role.USER, "Find it.\nHint: look left"),
@@ -113,7 +130,7 @@ def agent_view(conversation: Conversation) -> AgentView:
     >>> view.first, view.hint, view.later, view.turn
     ('Find it.', 'look left', ('No.',), 1)
     """
-    users = [m.content for m in conversation if m.role == Role.USER]
+    users = [m.content for m in conversation if m.role in (Role.USER, Role.TOOL)]
     lines = users[0].split("\n") if users else []
     hints = [line for line in lines if line.startswith(HINT_PREFIX)]
     first = "\n".join(line for line in lines if not line.startswith(HINT_PREFIX))
@@ -160,21 +177,30 @@ class ScriptedPolicy:
     def __init__(self, seed: int = 0):
         self.seed = seed
 
-    def reply(self, conversation: Conversation, sample: int | None = None) -> str:
-        """The reply text for one conversation, sampled with seed ``sample``."""
+    def reply(self, conversation: Conversation, sample: int | None = None, tools: Tools | None = None) -> str:
+        """The reply text for one conversation, sampled with seed ``sample``; ``tools``: the tools
+        it may call (a tool world)."""
         if is_designer(conversation):
             return designer_reply(conversation, self.seed, sample)
+        if tools or any(m.role is Role.TOOL for m in conversation):
+            return tool_agent_reply(agent_view(conversation), tools or [])
         return agent_reply(conversation)
 
-    def generate_one(self, conversation: Conversation, sampling: Sampling) -> Completion:
+    def generate_one(
+        self, conversation: Conversation, sampling: Sampling, tools: Tools | None = None
+    ) -> Completion:
         """One completion; token counts are word counts."""
-        text = self.reply(conversation, sampling.seed)
+        text = self.reply(conversation, sampling.seed, tools)
         prompt = sum(_count(m.content) for m in conversation)
         return Completion(text=text, prompt_tokens=prompt, completion_tokens=_count(text))
 
-    def generate(self, conversations: Sequence[Conversation], sampling: Sampling) -> list[Completion]:
-        """One completion per conversation, in order."""
-        return [self.generate_one(c, sampling) for c in conversations]
+    def generate(
+        self, conversations: Sequence[Conversation], sampling: Sampling,
+        tools: ToolsPerConversation | None = None,
+    ) -> list[Completion]:
+        """One completion per conversation, in order; ``tools[i]``: the tools of the ``i``-th."""
+        per = tools_per_conversation(tools, len(conversations))
+        return [self.generate_one(c, sampling, per[i]) for i, c in enumerate(conversations)]
 
     def close(self) -> None:
         """Nothing to release."""

@@ -79,6 +79,7 @@ td.reason { max-width: 380px; overflow: hidden; text-overflow: ellipsis; white-s
 .msg.user { border-color: #2f6db3; }
 .msg.assistant { border-color: #e07b28; }
 .msg.system { border-color: #8a939f; }
+.msg.tool { border-color: #3a9a5b; background: #f4faf6; }
 .msg pre { max-height: 240px; margin: 2px 0; }
 .msg summary { cursor: pointer; color: var(--muted); font-size: 12px; }
 .map-layout { display: grid; grid-template-columns: minmax(0, 2fr) minmax(220px, 1fr); gap: 16px;

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from spadework.archive import DesignResult, EnvRecord
+from spadework.envs.tool_schema import signature_lines
 from spadework.report.rundata import EnvRow, ci_confidence, fetch_records, number
 from spadework.report.shell import Section, empty, esc, percent, table
 from spadework.rewards import RegretEstimate
@@ -219,10 +220,14 @@ def transcript_html(episode: Any, limits: Limits) -> str:
         head += f'<p class="bad">{esc(str(episode["error"])[:1000])}</p>'
     messages = [m for m in episode.get("messages") or [] if isinstance(m, dict)]
     parts = [head]
+    tools = signature_lines(episode.get("tools"))
+    if tools:  # a tool world: what the agent could call, folded like the system prompt
+        parts.append(f'<div class="msg system"><div class="role">tools</div><details><summary>{len(tools)} '
+                     f'tools</summary><pre class="wrap">{esc(chr(10).join(tools))}</pre></details></div>')
     for message in messages[: limits.max_messages]:
         role = str(message.get("role", "?"))
         text, note = cut(str(message.get("content", "")), limits.max_message_chars)
-        css = role if role in ("system", "user", "assistant") else "other"
+        css = role if role in ("system", "user", "assistant", "tool") else "other"
         body = f'<pre class="wrap">{esc(text)}</pre>' + (f'<p class="note">{note}</p>' if note else "")
         if role == "system":  # the same long instructions in every episode: folded
             body = f"<details><summary>system prompt</summary>{body}</details>"

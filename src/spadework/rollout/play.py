@@ -3,10 +3,15 @@
 Each round: one ``policy.generate`` call with the conversations of all episodes still going
 (a server backend batches them), then every environment steps, concurrently. An environment
 that fails ends its own episode as data (``EndReason.ENV_ERROR``); it never stops the others.
+
+In a tool world (``AgentForm.TOOL``) the tools come from ``reset``'s info and go to the policy
+with the conversation, the agent's whole reply is the action (the world reads the calls in it)
+and the world's answers are ``Role.TOOL`` messages.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -22,10 +27,11 @@ from spadework.envs.contract import (
     episode_score,
     is_solved,
 )
+from spadework.envs.tool_calls import ToolCallError, parse_calls
 from spadework.errors import EnvContractError, EnvError, PolicyError
-from spadework.policy.base import Completion, Message, Policy, Role
+from spadework.policy.base import Completion, Message, Policy, Role, ToolSchema
 from spadework.rollout.boxed import extract_command
-from spadework.rollout.prompt import form_of_source, opening_messages
+from spadework.rollout.prompt import AgentForm, form_of_source, opening_messages
 from spadework.rollout.records import (
     Arm,
     EndReason,
@@ -38,6 +44,8 @@ from spadework.rollout.records import (
 
 MESSAGE_OVERHEAD_TOKENS = 5
 """Tokens a chat template adds around each message (ChatML: start, role, newline, end, newline)."""
+MAX_TOOLS_CHARS = 16_000
+"""Most characters of JSON a tool world's schemas may take (they are in every prompt)."""
 
 T = TypeVar("T")
 
@@ -79,6 +87,65 @@ def read_step(result: Any) -> tuple[str, float, bool, bool]:
     return _text(observation, MAX_OBSERVATION_CHARS), float(reward), bool(terminated), bool(truncated)
 
 
+def read_tools(info: Any) -> list[ToolSchema] | None:
+    """The tool schemas in ``reset``'s info (``info["tools"]``), or None when it carries none.
+
+    >>> read_tools({"tools": [{"type": "function", "function": {"name": "look"}}]})
+    [{'type': 'function', 'function': {'name': 'look'}}]
+    >>> read_tools({}), read_tools(None), read_tools({"tools": []})
+    (None, None, None)
+    >>> read_tools({"tools": ["look"]})
+    Traceback (most recent call last):
+    ...
+    spadework.errors.EnvContractError: reset() info['tools'] holds 'look'; give a list with each tool as \
+a function schema {"type": "function", "function": {"name": ..., "description": ..., "parameters": ...}}
+    """
+    tools = info.get("tools") if isinstance(info, dict) else None
+    if not tools:
+        return None
+    for tool in tools if isinstance(tools, list) else [None]:
+        function = tool.get("function") if isinstance(tool, dict) else None
+        if not isinstance(function, dict) or not isinstance(function.get("name"), str):
+            shown = tool if isinstance(tools, list) else tools
+            raise EnvContractError(f"reset() info['tools'] holds {str(shown)[:80]!r}; give a list with each "
+                                   'tool as a function schema {"type": "function", "function": {"name": ..., '
+                                   '"description": ..., "parameters": ...}}')
+    size = len(json.dumps(tools, default=str))
+    if size > MAX_TOOLS_CHARS:
+        raise EnvContractError(f"reset() info['tools'] is {size} characters of JSON; keep the tool schemas "
+                               f"under {MAX_TOOLS_CHARS} (fewer tools, or shorter descriptions)")
+    return list(tools)
+
+
+def tool_action(reply: str) -> tuple[str, bool]:
+    r"""What a tool world's reply plays, and whether it held a tool call or a boxed answer.
+
+    The whole reply goes to the world, which reads the calls in it (a reply longer than
+    ``MAX_ACTION_CHARS`` sends its calls alone, as a list). A reply without calls that boxes an
+    answer plays the boxed answer; a reply with neither is played whole.
+
+    >>> tool_action("Look it up.\n[find(collection='books')]")
+    ("Look it up.\n[find(collection='books')]", True)
+    >>> tool_action(r"The total is \boxed{42}."), tool_action(" I am done. ")
+    (('42', True), ('I am done.', False))
+    >>> tool_action("Long thoughts.\n" * 200 + "get(id=3)")
+    ('[get(id=3)]', True)
+    """
+    action = reply.strip()
+    try:
+        calls = parse_calls(reply)
+    except ToolCallError:  # written as a call: the world says what is wrong with it
+        return action[:MAX_ACTION_CHARS], True
+    if calls:
+        if len(action) > MAX_ACTION_CHARS:
+            action = "[" + ", ".join(map(str, calls)) + "]"
+        return action[:MAX_ACTION_CHARS], True
+    command = extract_command(reply)
+    if command is not None:
+        return command[:MAX_ACTION_CHARS], True
+    return action[:MAX_ACTION_CHARS], False
+
+
 def _text(value: Any, limit: int) -> str:
     return (value if isinstance(value, str) else str(value))[:limit]
 
@@ -99,6 +166,8 @@ class _Play:
     env: Any = None
     max_turns: int = 0
     messages: list[Message] = field(default_factory=list)
+    form: AgentForm = AgentForm.GAME
+    tools: list[ToolSchema] | None = None
     rewards: list[float] = field(default_factory=list)
     action: str = ""
     unboxed: int = 0
@@ -124,6 +193,10 @@ class _Play:
     def add_reply(self, completion: Completion) -> None:
         self.messages.append(Message(Role.ASSISTANT, completion.text))
         self.completion_tokens += completion.completion_tokens
+        if self.form is AgentForm.TOOL:
+            self.action, understood = tool_action(completion.text)
+            self.unboxed += not understood
+            return
         command = extract_command(completion.text)
         if command is None:
             self.unboxed += 1
@@ -137,26 +210,29 @@ class _Play:
             rewards=tuple(self.rewards), score=score, solved=is_solved(score), turns=len(self.rewards),
             unboxed=self.unboxed, hint=self.hint, error=self.error,
             completion_tokens=self.completion_tokens, seconds=self.seconds,
-            end=self.end or EndReason.ENV_ERROR,
+            end=self.end or EndReason.ENV_ERROR, tools=tuple(self.tools or ()),
         )
 
 
 def _start(play: _Play, sandbox: EnvOpener, config: RolloutConfig) -> None:
-    """Open, reset and (hinted arm) read the hint; an environment failure ends the play."""
+    """Open, reset, read a tool world's tools and (hinted arm) the hint; an environment failure
+    ends the play."""
+    play.form = play.job.form or form_of_source(play.job.source)
     try:
         play.env = sandbox.open(play.job.source)
         reset = play.env.reset(seed=play.job.seed)
         if not isinstance(reset, (list, tuple)) or len(reset) != 2:
             raise EnvContractError(f"reset() returned {str(reset)[:100]!r}; return (observation, info)")
         observation = _text(reset[0], MAX_OBSERVATION_CHARS)
+        if play.form is AgentForm.TOOL:
+            play.tools = read_tools(reset[1])
         if play.job.arm is Arm.HINT:
             play.hint = _text(play.env.hint(), MAX_HINT_CHARS)
         play.max_turns = _turn_limit(play.env, config.max_turns_cap)
     except EnvError as exc:
         play.finish(EndReason.ENV_ERROR, str(exc))
         return
-    form = play.job.form or form_of_source(play.job.source)
-    play.messages = opening_messages(observation, play.hint, form, config.hint_style)
+    play.messages = opening_messages(observation, play.hint, play.form, config.hint_style)
 
 
 def _step(play: _Play) -> None:
@@ -167,7 +243,7 @@ def _step(play: _Play) -> None:
         play.finish(EndReason.ENV_ERROR, str(exc))
         return
     play.rewards.append(reward if math.isfinite(reward) else 0.0)
-    play.messages.append(Message(Role.USER, observation))
+    play.messages.append(Message(Role.TOOL if play.form is AgentForm.TOOL else Role.USER, observation))
     if terminated:
         play.finish(EndReason.TERMINATED)
     elif truncated:
@@ -183,6 +259,8 @@ def _still_going(plays: list[_Play], config: RolloutConfig, count_tokens: TokenC
         if play.end is not None:
             continue
         needed = transcript_tokens(play.messages, count_tokens) + config.sampling.max_tokens
+        if play.tools:
+            needed += count_tokens(json.dumps(play.tools, default=str))
         if needed > config.context_tokens:
             play.finish(EndReason.CONTEXT)
         else:
@@ -191,8 +269,15 @@ def _still_going(plays: list[_Play], config: RolloutConfig, count_tokens: TokenC
 
 
 def _reply(policy: Policy, plays: list[_Play], config: RolloutConfig) -> None:
-    """One policy call for every play still going; each reply becomes that play's next action."""
-    completions = policy.generate([tuple(play.messages) for play in plays], config.sampling)
+    """One policy call for every play still going; each reply becomes that play's next action.
+    A tool world's tools go with its conversation (``tools`` is left out when no play has any, so
+    a policy without tool support still plays the other forms)."""
+    conversations = [tuple(play.messages) for play in plays]
+    tools = [play.tools for play in plays]
+    if any(tools):
+        completions = policy.generate(conversations, config.sampling, tools)
+    else:
+        completions = policy.generate(conversations, config.sampling)
     if len(completions) != len(plays):
         raise PolicyError(f"policy {getattr(policy, 'name', '?')!r} returned {len(completions)} completions "
                           f"for {len(plays)} conversations; a backend must return one per conversation")
@@ -220,7 +305,9 @@ def run_plays(
     Each job gets an environment instance of its own (``sandbox.open``), reset with the job's
     seed; the hinted arm shows ``env.hint()`` under the first observation. The action played is
     the reply's last ``\\boxed{...}``, or the whole stripped reply when it has none (counted in
-    ``unboxed``); actions are cut to ``MAX_ACTION_CHARS``, observations to ``MAX_OBSERVATION_CHARS``.
+    ``unboxed``); in a tool world, the whole reply unless it boxes an answer and calls no tool
+    (``tool_action``). Actions are cut to ``MAX_ACTION_CHARS``, observations to
+    ``MAX_OBSERVATION_CHARS``.
     An episode ends when the environment terminates or truncates, at
     ``min(config.max_turns_cap, env.max_turns)`` steps, when its next reply would overflow
     ``config.context_tokens``, or when the environment fails. Every environment is closed.

@@ -7,7 +7,7 @@ from enum import StrEnum
 from functools import cache
 from importlib import resources
 
-from spadework.envs.contract import is_answer_puzzle
+from spadework.envs.contract import is_answer_puzzle, is_tool_world
 from spadework.policy.base import Message, Role
 
 
@@ -15,11 +15,15 @@ class AgentForm(StrEnum):
     """What kind of environment the agent plays, which decides its instructions.
 
     ``answer``: a puzzle with one answer (read, reason briefly, box the answer);
-    ``game``: one move per turn over several turns.
+    ``game``: one move per turn over several turns;
+    ``tool``: a tool world (call its tools, read the results and errors, call again; box the
+    answer when the task asks a question). Its tools reach the policy with the conversation and
+    the world's replies are ``Role.TOOL`` messages.
     """
 
     ANSWER = "answer"
     GAME = "game"
+    TOOL = "tool"
 
 
 class HintStyle(StrEnum):
@@ -52,14 +56,19 @@ def _prompt(name: str) -> str:
 
 
 def form_of_source(source: str) -> AgentForm:
-    """The form of an environment from its source: an ``AnswerEnv`` subclass is an answer puzzle,
-    anything else (or source that does not parse) a game.
+    """The form of an environment from its source: a ``ToolEnv`` or ``ToolWorld`` subclass is a tool
+    world, an ``AnswerEnv`` subclass an answer puzzle, anything else (or source that does not
+    parse) a game.
 
     >>> form_of_source("from spadework.envs import AnswerEnv\\nclass SumEnv(AnswerEnv):\\n    pass\\n")
     <AgentForm.ANSWER: 'answer'>
+    >>> form_of_source("from spadework.envs import ToolWorld\\nclass ShopEnv(ToolWorld):\\n    pass\\n")
+    <AgentForm.TOOL: 'tool'>
     >>> form_of_source("class MazeEnv:\\n    pass\\n"), form_of_source("reasoning-gym/gcd")
     (<AgentForm.GAME: 'game'>, <AgentForm.GAME: 'game'>)
     """
+    if is_tool_world(source):
+        return AgentForm.TOOL
     return AgentForm.ANSWER if is_answer_puzzle(source) else AgentForm.GAME
 
 

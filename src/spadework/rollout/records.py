@@ -74,18 +74,22 @@ class Episode:
         seed: from the job.
         arm: from the job.
         messages: system prompt, first observation (with the hint line in the hinted arm),
-            then alternating replies and observations. Empty when the environment failed
-            before its first observation.
+            then alternating replies and observations (``Role.TOOL`` messages in a tool world,
+            user messages otherwise). Empty when the environment failed before its first
+            observation.
         rewards: one per completed step, in order (a non-finite reward is kept as 0.0).
         score: ``episode_score(rewards)``: their sum clipped to [0, 1].
         solved: whether ``score`` counts as solved.
         turns: completed steps (``len(rewards)``).
-        unboxed: replies without a ``\\boxed{...}`` (played as their whole stripped text).
+        unboxed: replies without a ``\\boxed{...}`` (played as their whole stripped text); in a
+            tool world, replies with neither a tool call nor a ``\\boxed{...}``.
         hint: the hint shown, or None in the arm without it.
         error: the environment's error message when ``end`` is ENV_ERROR, else None.
         completion_tokens: tokens the policy generated for this episode, as it reported them.
         seconds: wall-clock time from opening the environment to the episode's end.
         end: why the episode ended.
+        tools: the tool schemas the agent was given (a tool world's ``reset`` info), else empty;
+            the learner renders them as the policy did (``render_tokens(..., tools=...)``).
     """
 
     env_id: str
@@ -102,6 +106,7 @@ class Episode:
     completion_tokens: int
     seconds: float
     end: EndReason
+    tools: tuple[dict[str, Any], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -109,6 +114,7 @@ class Episode:
         data["end"] = self.end.value
         data["messages"] = [message.to_json() for message in self.messages]
         data["rewards"] = list(self.rewards)
+        data["tools"] = list(data["tools"])
         return data
 
     @classmethod
@@ -118,6 +124,7 @@ class Episode:
         fields["end"] = EndReason(data["end"])
         fields["messages"] = tuple(Message.from_json(m) for m in data["messages"])
         fields["rewards"] = tuple(float(r) for r in data["rewards"])
+        fields["tools"] = tuple(data.get("tools") or ())
         return cls(**fields)
 
 

@@ -11,6 +11,10 @@ A tokenizer without a template (the tiny model's byte tokenizer, fakes in tests)
 piece by piece: each piece is encoded on its own and the ids are joined, so the mask lines up
 with the pieces exactly. The pieces split where a ChatML tokenizer splits anyway (at special
 tokens and the newline after a role name), so both ways give Qwen2.5's tokenizer the same ids.
+
+A tool world's transcript holds ``Role.TOOL`` messages (the tools' results), rendered as the
+template renders them and never trained on; its tools are rendered as the policy saw them
+(``tools``: in the template's own way, or in the system message).
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from spadework.policy.base import Message
+from spadework.policy.base import Message, Tools
 from spadework.policy.chat import (
     CHATML,
     ChatTemplate,
@@ -90,11 +94,11 @@ def _encode_pieces(pieces: Sequence[tuple[str, bool]], tokenizer: Tokenizer) -> 
 
 def render_tokens(
     messages: Sequence[Message], tokenizer: Tokenizer, template: ChatTemplate = CHATML, *,
-    last_only: bool = False,
+    last_only: bool = False, tools: Tools | None = None,
 ) -> TokenizedTranscript:
     """Token ids of the rendered transcript, with mask 1 exactly on the assistant's replies and
-    the end-of-turn marker closing each, and 0 on system and user messages, role headers and
-    separators.
+    the end-of-turn marker closing each, and 0 on system, user and tool messages, role headers
+    and separators.
 
     Args:
         messages: the transcript (e.g. ``Episode.messages``).
@@ -104,6 +108,7 @@ def render_tokens(
             prompted with.
         last_only: train on the last message only (a designer's repair reply, whose
             conversation holds its earlier replies as context).
+        tools: the tool schemas the conversation was prompted with (``Episode.tools``).
 
     Raises:
         ConfigError: the tokenizer's chat template cannot show where the replies are (see
@@ -121,8 +126,8 @@ def render_tokens(
     """
     templated = own_template(tokenizer)
     if templated is None:
-        return _encode_pieces(render_pieces(messages, template, last_only=last_only), tokenizer)
-    text, spans = assistant_spans(messages, renderer(templated), last_only=last_only)
+        return _encode_pieces(render_pieces(messages, template, last_only=last_only, tools=tools), tokenizer)
+    text, spans = assistant_spans(messages, renderer(templated, tools), last_only=last_only)
     encoded = templated.encode_offsets(text)
     if encoded is None:
         return _encode_pieces(split_at_spans(text, spans), templated)

@@ -20,6 +20,7 @@ from typing import Any
 
 from spadework.envs.base import TextEnv
 from spadework.envs.contract import BASE_CLASS_METHODS, COMMON_MODULES, COMMON_NAMES, DEFAULT_MAX_TURNS
+from spadework.envs.tools import ToolEnv
 
 ENV_FILENAME = "<environment>"
 MODULE_NAME = "environment"
@@ -94,21 +95,30 @@ def missing_imports(tree: ast.Module) -> dict[str, str]:
 
 
 BASE_PACKAGE = "spadework.envs"
+BASE_MODULES = frozenset({"spadework.envs.base", "spadework.envs.tools"})
+"""The submodules that hold the base classes (importing them from there is right too)."""
+RELOCATABLE_NAMES = BASE_CLASS_NAMES | {"tool"}
+"""Names a misplaced import may bring in: the base classes and the ``tool`` mark."""
 
 
 def misplaced_base_imports(tree: ast.Module) -> list[ast.ImportFrom]:
     """``from spadework.envs.<something> import TextEnv`` lines: a base class from a submodule
-    that does not exist (a slip of small models); only the base classes may be imported that way.
+    that does not exist (a slip of small models); only the base classes (and ``tool``) may be
+    imported that way.
 
     >>> [n.module for n in misplaced_base_imports(ast.parse("from spadework.envs.texts import TextEnv"))]
     ['spadework.envs.texts']
+    >>> [n.module for n in misplaced_base_imports(ast.parse("from spadework.envs.tool import tool"))]
+    ['spadework.envs.tool']
     >>> misplaced_base_imports(ast.parse("from spadework.envs.x import TextEnv, helper"))
+    []
+    >>> misplaced_base_imports(ast.parse("from spadework.envs.tools import ToolWorld, tool"))
     []
     """
     return [node for node in ast.walk(tree)
             if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module
-            and node.module.startswith(BASE_PACKAGE + ".") and node.module != BASE_PACKAGE + ".base"
-            and {alias.name for alias in node.names} <= BASE_CLASS_NAMES]
+            and node.module.startswith(BASE_PACKAGE + ".") and node.module not in BASE_MODULES
+            and {alias.name for alias in node.names} <= RELOCATABLE_NAMES]
 
 
 def load(source: str, default_max_turns: int = DEFAULT_MAX_TURNS) -> EnvAdapter:
@@ -182,7 +192,8 @@ class EnvAdapter:
             env.max_turns = default_max_turns
             self._tolerate(f"max_turns is missing; used the default of {default_max_turns}")
         self._reset_mode = self._reset_mode_of(env)
-        self._overrides_base_reset = isinstance(env, TextEnv) and type(env).reset is not TextEnv.reset
+        self._overrides_base_reset = isinstance(env, TextEnv) and \
+            type(env).reset not in (TextEnv.reset, ToolEnv.reset)
 
     @property
     def max_turns(self) -> Any:
@@ -220,11 +231,22 @@ class EnvAdapter:
             self._tolerate("reset() overrides TextEnv.reset without making self.rng; made it from the seed")
         if isinstance(result, str):
             self._tolerate("reset() returned only the observation; read it as (observation, {})")
-            return (result, {})
-        if _is_pair(result) and _is_pair(result[0]) and isinstance(result[0][0], str):
+            result = (result, {})
+        elif _is_pair(result) and _is_pair(result[0]) and isinstance(result[0][0], str):
             self._tolerate("new_episode() returned (observation, info); used the observation")
-            return (result[0][0], result[1])
+            result = (result[0][0], result[1])
+        if ours is not None and isinstance(self.env, ToolEnv) and _is_pair(result):
+            result = self._with_tools(result)
         return result
+
+    def _with_tools(self, result: Any) -> tuple[Any, dict]:
+        """A ToolEnv subclass that writes its own reset() gets its tools read and its goal replayed
+        after that reset (the world is complete only then), and the tools in its info."""
+        observation, info = result
+        if "tools" not in info:
+            self._tolerate("reset() overrides ToolEnv.reset without calling it; read the tools and "
+                           "replayed solution() after it")
+        return observation, {**info, **self.env.prepare_episode()}
 
     def _prepare_base_state(self, seed: int) -> random.Random:
         """A TextEnv subclass that writes its own reset() still gets what TextEnv.reset sets up."""

@@ -8,16 +8,18 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from spadework.envs.contract import episode_score, is_answer_puzzle, is_solved
+from spadework.envs.contract import episode_score, is_answer_puzzle, is_solved, is_tool_world
 from spadework.errors import CheckFailed, EnvError, ParseError
 from spadework.sandbox import SandboxProtocol
 from spadework.sandbox.env import EnvHandle
 from spadework.validate import contract, static
 from spadework.validate.leaks import leaks
 from spadework.validate.parse import extract_code
+from spadework.validate.tool_checks import check_hint_calls, check_tool_effort, check_unsolved, tools_problem
+from spadework.validate.tool_leaks import answer_actions
 
 TRIVIAL_ACTIONS = ("", "0", "1", "a", "yes", "no", "true", "false", "up", "down", "left", "right", "help",
                    "hint", "look", "solve", "answer", "done", "quit")
@@ -84,11 +86,11 @@ class Episode:
 
 @dataclass(frozen=True)
 class Trace:
-    """One played episode: every step's result, and its score."""
+    """One played episode: every step's result, its score, and the info reset() gave."""
 
     steps: list[list[Any]]
     score: float
-
+    info: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -106,15 +108,24 @@ class CheckContext:
     episodes: dict[int, Episode] = field(default_factory=dict)
 
     @property
+    def tool_world(self) -> bool:
+        """Whether the environment is a tool world (a ``ToolEnv`` or ``ToolWorld`` subclass)."""
+        return is_tool_world(self.code or "")
+
+    @property
     def handle(self) -> EnvHandle:
         if self.env is None:
             raise CheckFailed("the environment is not loaded; run the load check first")
         return self.env
 
     def reset(self, seed: int) -> str:
+        return self.opening(seed)[0]
+
+    def opening(self, seed: int) -> tuple[str, dict[str, Any]]:
+        """Reset to ``seed``: the first observation and the info."""
         value = self.handle.reset(seed)
         _require(contract.reset_problem(value), f"seed {seed}")
-        return value[0]
+        return value[0], value[1]
 
     def episode(self, seed: int) -> Episode:
         """Reset to ``seed`` and read its solution and hint (cached)."""
@@ -129,7 +140,7 @@ class CheckContext:
 
     def play(self, seed: int, actions: Sequence[str]) -> Trace:
         """Reset to ``seed`` and play ``actions`` until the episode ends."""
-        self.reset(seed)
+        _, info = self.opening(seed)
         steps: list[list[Any]] = []
         for action in actions:
             result = self.handle.step(action)
@@ -137,7 +148,7 @@ class CheckContext:
             steps.append(result)
             if result[2] or result[3]:
                 break
-        return Trace(steps, episode_score(s[1] for s in steps))
+        return Trace(steps, episode_score(s[1] for s in steps), info)
 
 
 def _require(problem: str | None, where: str) -> None:
@@ -191,10 +202,15 @@ def check_load(ctx: CheckContext) -> None:
 
 
 def check_contract(ctx: CheckContext) -> None:
-    """max_turns, reset, solution, hint and one step return the right types and sizes."""
+    """max_turns, reset, solution, hint and one step return the right types and sizes; a tool
+    world's reset() gives its tools."""
     _require(contract.max_turns_problem(ctx.handle.max_turns), ctx.class_name or "the class")
     first = ctx.episode(ctx.config.seeds[0])
-    ctx.play(first.seed, first.solution[:1])
+    trace = ctx.play(first.seed, first.solution[:1])
+    if ctx.tool_world:
+        problem = tools_problem(trace.info)
+        if problem is not None:
+            raise CheckFailed(problem)
 
 
 def check_determinism(ctx: CheckContext) -> None:
@@ -223,13 +239,17 @@ def check_determinism(ctx: CheckContext) -> None:
 
 
 def check_solvable(ctx: CheckContext) -> None:
-    """Replaying solution() scores 1.0 within max_turns, on every validation seed."""
+    """Replaying solution() scores 1.0 within max_turns, on every validation seed (in a tool world
+    the message names the first call that failed, and its error)."""
     max_turns = ctx.handle.max_turns
     for seed in ctx.config.seeds:
         actions = ctx.episode(seed).solution
         if len(actions) > max_turns:
             raise CheckFailed(f"seed {seed}: solution() has {len(actions)} actions but max_turns "
                               f"is {max_turns}; raise max_turns or shorten the solution")
+        if ctx.tool_world:
+            check_unsolved(ctx, seed, actions)
+            continue
         trace = ctx.play(seed, actions)
         if not is_solved(trace.score):
             ended = f", and the episode ended after {len(trace.steps)}" \
@@ -315,9 +335,16 @@ def _told_apart(first: Trace, second: Trace) -> bool:
 
 def check_no_hint_leak(ctx: CheckContext) -> None:
     """No hint gives away its episode's seed-specific answer, as it is or in a usual disguise:
-    reversed, spaced out, in number words, as arithmetic, or as the solution's actions in order."""
+    reversed, spaced out, in number words, as arithmetic, or as the solution's actions in order.
+    In a tool world no hint spells out a call of its solution, and the answer is the solution's
+    actions with no call (the final answer, when the task asks for one)."""
     episodes = [ctx.episode(s) for s in ctx.config.seeds]
+    if ctx.tool_world:
+        check_hint_calls(episodes)
+        episodes = [replace(e, solution=answer_actions(e.solution)) for e in episodes]
     for episode in episodes:
+        if not episode.solution:
+            continue
         others = [e.solution for e in episodes if e.seed != episode.seed]
         found = leaks(episode.hint, episode.solution, others, episode.observation)
         if found:
@@ -340,6 +367,7 @@ CHECKS: tuple[Check, ...] = (
     Check("contract", check_contract),
     Check("determinism", check_determinism),
     Check("solvable", check_solvable),
+    Check("tool_effort", check_tool_effort),
     Check("determined", check_determined),
     Check("not_guessable", check_not_guessable),
     Check("no_hint_leak", check_no_hint_leak),

@@ -6,7 +6,7 @@ import ast
 
 from spadework.envs.contract import ALLOWED_MODULES, BASE_CLASS_METHODS, REQUIRED_METHODS
 from spadework.errors import CheckFailed
-from spadework.sandbox.loader import bound_names, env_class_names, misplaced_base_imports
+from spadework.sandbox.loader import BASE_MODULES, bound_names, env_class_names, misplaced_base_imports
 
 FORBIDDEN_CALLS = frozenset({
     "__import__", "breakpoint", "compile", "eval", "exec", "globals", "input", "open",
@@ -25,7 +25,7 @@ FORBIDDEN_ATTRIBUTES = frozenset({
     "__builtins__", "__closure__", "__code__", "__globals__", "__subclasses__", "__mro__",
     "__bases__", "f_back", "f_globals", "gi_frame", "tb_frame",
 })
-ALLOWED_OWN_MODULES = frozenset({"spadework.envs", "spadework.envs.base"})
+ALLOWED_OWN_MODULES = frozenset({"spadework.envs"} | BASE_MODULES)
 TEXTENV_REPLACED = {"reset": "new_episode", "step": "apply"}
 """A TextEnv subclass that writes its own reset() or step() needs no new_episode() or apply()."""
 
