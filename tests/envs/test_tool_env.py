@@ -738,3 +738,47 @@ def _records(line: str) -> list[dict]:
     import json
 
     return json.loads(line.split(" -> ", 1)[1])
+
+
+OWN_WORLD = '''
+from spadework.envs import ToolWorld, tool
+
+
+class ShelfEnv(ToolWorld):
+    max_turns = 6
+
+    def new_episode(self):
+        self.shelf = [self.rng.choice(["cup", "jar", "pot"])]
+        self.wanted = self.rng.choice(["lid", "box"])
+        return f"The shelf holds {self.shelf[0]}. Put a {self.wanted} on it."
+
+    @tool
+    def put(self, item: str) -> list:
+        """Put an item on the shelf.
+
+        Args:
+            item: what to put there.
+        """
+        self.shelf.append(item)
+        return list(self.shelf)
+
+    def solution(self):
+        return [f"put(item='{self.wanted}')"]
+
+    def hint(self):
+        return "Read the task for what belongs on the shelf."
+'''
+
+
+def test_a_tool_world_that_keeps_its_own_attributes_instead_of_records_is_tolerated():
+    from spadework.sandbox import InProcessSandbox
+    from spadework.validate import validate
+
+    verdict = validate(OWN_WORLD, InProcessSandbox())
+    assert verdict.valid, verdict.reason
+    assert verdict.tolerances == ("new_episode() set no self.records; the world is its own attributes "
+                                  "(shelf, wanted), without the record tools",)
+    with InProcessSandbox() as sandbox, sandbox.open(OWN_WORLD) as env:
+        env.reset(seed=1)
+        assert "keeps no records" in env.step("[list_records(collection='shelf')]")[0]
+        assert env.step("[put(item='nothing')]")[2] is False

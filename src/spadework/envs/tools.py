@@ -295,18 +295,30 @@ class ToolWorld(ToolEnv):
 
     records: dict[str, list[dict[str, Any]]] | None = None
 
+    def keeps_own_world(self) -> bool:
+        """Whether ``new_episode()`` set no ``self.records`` but a world of its own in other
+        attributes (``self.queue = []``), as small models write: the world is then those attributes,
+        as in a plain ``ToolEnv``, and the record tools answer that there are no records (the
+        loader records the tolerance)."""
+        return self.records is None and bool(self._own_world())
+
+    def _own_world(self) -> dict[str, Any]:
+        return {name: value for name, value in ToolEnv.state(self).items() if name != "records"}
+
     def check_world(self) -> None:
+        if self.keeps_own_world():
+            return
         problem = tool_records.records_problem(self.records)
         if problem:
             raise ValueError(problem)
 
     def state(self) -> Any:
-        return _plain(self.records)
+        return self._own_world() if self.keeps_own_world() else _plain(self.records)
 
     @property
     def _world(self) -> dict[str, list[dict[str, Any]]]:
         if self.records is None:
-            raise ValueError("there are no records; new_episode() must set self.records")
+            raise ValueError("this world keeps no records; use its other tools")
         return self.records
 
     @tool

@@ -20,7 +20,7 @@ from typing import Any
 
 from spadework.envs.base import TextEnv
 from spadework.envs.contract import BASE_CLASS_METHODS, COMMON_MODULES, COMMON_NAMES, DEFAULT_MAX_TURNS
-from spadework.envs.tools import ToolEnv
+from spadework.envs.tools import ToolEnv, ToolWorld
 
 ENV_FILENAME = "<environment>"
 MODULE_NAME = "environment"
@@ -237,6 +237,9 @@ class EnvAdapter:
             result = (result[0][0], result[1])
         if ours is not None and isinstance(self.env, ToolEnv) and _is_pair(result):
             result = self._with_tools(result)
+        if isinstance(self.env, ToolWorld) and self.env.keeps_own_world():
+            self._tolerate("new_episode() set no self.records; the world is its own attributes "
+                           f"({', '.join(sorted(self.env.state()))}), without the record tools")
         return result
 
     def _with_tools(self, result: Any) -> tuple[Any, dict]:
