@@ -14,6 +14,7 @@ from spadework.designer.design import DesignAttempt  # noqa: E402
 from spadework.errors import ConfigError  # noqa: E402
 from spadework.learn.samples import AttemptChoice, designer_samples  # noqa: E402
 from spadework.outcomes import DesignOutcome  # noqa: E402
+from spadework.policy import hf  # noqa: E402
 from spadework.policy.base import Message, Role, Sampling  # noqa: E402
 from spadework.policy.chat import prompt_text  # noqa: E402
 from spadework.policy.hf import HFPolicy, HFTokenizer  # noqa: E402
@@ -50,20 +51,8 @@ CONVERSATION = [Message(Role.SYSTEM, "You are terse."), Message(Role.USER, "What
 
 
 def tiny_tokenizer(template: str, specials: tuple[str, ...]) -> HFTokenizer:
-    """A byte-level BPE fast tokenizer trained here on a few lines, with ``template`` as its chat
-    template; the first special token is BOS, the second EOS."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-
-    core = Tokenizer(models.BPE())
-    core.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    core.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=320, special_tokens=list(specials), show_progress=False,
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
-    core.train_from_iterator(CORPUS, trainer)
-    fast = transformers.PreTrainedTokenizerFast(tokenizer_object=core, bos_token=specials[0],
-                                                eos_token=specials[1])
-    fast.chat_template = template
-    return HFTokenizer(fast)
+    """A tiny local tokenizer with ``template``; the first special token is BOS, the second EOS."""
+    return hf.tiny_tokenizer(template, specials, CORPUS, bos=specials[0], eos=specials[1])
 
 
 def trained_text(tokenizer: HFTokenizer, transcript: TokenizedTranscript) -> list[str]:

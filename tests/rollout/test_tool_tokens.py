@@ -75,22 +75,11 @@ def test_the_prompt_the_policy_saw_is_where_the_trained_reply_starts():
 @pytest.fixture(scope="module")
 def tiny_tokenizer():
     pytest.importorskip("tokenizers")
-    transformers = pytest.importorskip("transformers")
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-
-    from spadework.policy.hf import HFTokenizer
+    pytest.importorskip("transformers")
+    from spadework.policy.hf import HFTokenizer, tiny_tokenizer
 
     def build(template: str) -> HFTokenizer:
-        core = Tokenizer(models.BPE())
-        core.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-        core.decoder = decoders.ByteLevel()
-        trainer = trainers.BpeTrainer(vocab_size=320, special_tokens=list(SPECIALS), show_progress=False,
-                                      initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
-        core.train_from_iterator(CORPUS, trainer)
-        fast = transformers.PreTrainedTokenizerFast(tokenizer_object=core, bos_token=SPECIALS[0],
-                                                    eos_token=SPECIALS[2])
-        fast.chat_template = template
-        return HFTokenizer(fast)
+        return tiny_tokenizer(template, SPECIALS, CORPUS, bos=SPECIALS[0], eos=SPECIALS[2])
 
     return build
 

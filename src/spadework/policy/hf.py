@@ -175,6 +175,24 @@ def tiny_model(seed: int = 0, vocab_size: int = ByteTokenizer.vocab_size) -> Any
     return Qwen2ForCausalLM(config).float()
 
 
+def tiny_tokenizer(template: str, specials: Sequence[str], corpus: Sequence[str], *, bos: str,
+                   eos: str) -> HFTokenizer:
+    """A tiny byte-level BPE fast tokenizer trained here on ``corpus`` (offline, for tests), with
+    ``template`` as its chat template and ``specials`` as special tokens (``bos``, ``eos`` among them)."""
+    import transformers
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    core = Tokenizer(models.BPE())
+    core.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    core.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=320, special_tokens=list(specials), show_progress=False,
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    core.train_from_iterator(list(corpus), trainer)
+    fast = transformers.PreTrainedTokenizerFast(tokenizer_object=core, bos_token=bos, eos_token=eos)
+    fast.chat_template = template
+    return HFTokenizer(fast)
+
+
 def torch_dtype(name: str) -> Any:
     """The torch dtype of ``auto`` (bfloat16 on a GPU, else float32), ``float32`` or ``bfloat16``."""
     import torch
