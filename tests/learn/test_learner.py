@@ -137,3 +137,23 @@ def test_later_epochs_measure_the_ratio_against_the_first_and_clip_it():
     assert 0.0 < metrics["learn/clip_fraction"] <= 1.0
     single = make_learner().update(batch())
     assert single["learn/clip_fraction"] == 0.0  # one pass on fresh samples: the ratio is exactly 1
+
+
+def test_a_bf16_learner_keeps_base_weights_in_bf16_trains_the_adapter_in_fp32_and_restores(tmp_path):
+    """The GPU's path (dtype auto gives bfloat16 there), forced on the CPU: the tiny model takes
+    the dtype asked for, PEFT keeps the adapter in float32, the gradient stays within 1% of the
+    float32 learner's, and a checkpoint restores the next step exactly."""
+    from spadework.policy.hf import load_hf
+
+    base = load_hf("tiny", dtype="bfloat16")
+    model = with_lora(base.model, rank=4, alpha=8, dropout=0.0, targets=TARGETS)
+    learner = Learner(model, base.tokenizer, LearnerSettings(lr=5e-3, seed=0))
+    kinds = {("adapter" if "lora_" in n else "base", p.dtype) for n, p in learner.model.named_parameters()}
+    assert kinds == {("adapter", torch.float32), ("base", torch.bfloat16)}
+    bf16 = learner.update(batch())["learn/grad_norm"]
+    fp32 = make_learner().update(batch())["learn/grad_norm"]
+    assert abs(bf16 - fp32) / fp32 < 0.01, (bf16, fp32)
+    learner.save(tmp_path)
+    following = learner.update(batch())["learn/grad_norm"]
+    learner.load(tmp_path)
+    assert learner.update(batch())["learn/grad_norm"] == following

@@ -111,9 +111,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     accelerator = None
     if not args.single:
+        import torch
         from accelerate import Accelerator
 
-        accelerator = Accelerator(cpu=True)
+        accelerator = Accelerator(cpu=not torch.cuda.is_available())  # CPU processes talk over gloo
     figures = one_update(accelerator)
     if accelerator is None or accelerator.is_main_process:
         processes = 1 if accelerator is None else accelerator.num_processes

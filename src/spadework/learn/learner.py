@@ -22,6 +22,7 @@ from spadework.learn.checkpoint import ADAPTER_DIR
 from spadework.learn.loss import policy_loss, token_logprobs
 from spadework.learn.samples import TrainRole, TrainSample
 from spadework.learn.settings import Aggregation, LearnerSettings
+from spadework.policy.hf import compute_device
 
 STATE_FILE = "learner.json"
 OPTIMIZER_FILE = "optimizer.pt"
@@ -83,6 +84,8 @@ class Learner:
         self.tokenizer = tokenizer
         self.pad_id = int(getattr(tokenizer, "eos_token_id", 0) or 0)
         self.updates = 0
+        if accelerator is None:  # one process: the GPU when there is one (accelerate places it otherwise)
+            model = model.to(compute_device())
         params = [p for p in model.parameters() if p.requires_grad]
         optimizer = torch.optim.AdamW(params, lr=settings.lr, weight_decay=settings.weight_decay)
         self.accelerator = accelerator
@@ -211,7 +214,10 @@ class Learner:
         elif main:
             torch.save(self.optimizer.state_dict(), folder / OPTIMIZER_FILE)
         if main:
-            torch.save({"torch": torch.get_rng_state(), "python": random.getstate()}, folder / RNG_FILE)
+            rng = {"torch": torch.get_rng_state(), "python": random.getstate()}
+            if torch.cuda.is_available():
+                rng["cuda"] = torch.cuda.get_rng_state_all()
+            torch.save(rng, folder / RNG_FILE)
             (folder / STATE_FILE).write_text(json.dumps({"updates": self.updates}), encoding="utf-8")
 
     def load(self, folder: Path) -> None:
@@ -227,6 +233,8 @@ class Learner:
             self.optimizer.load_state_dict(torch.load(folder / OPTIMIZER_FILE, weights_only=True))
         rng = torch.load(folder / RNG_FILE, weights_only=False)
         torch.set_rng_state(rng["torch"])
+        if "cuda" in rng and torch.cuda.is_available():
+            torch.cuda.set_rng_state_all(rng["cuda"])
         random.setstate(rng["python"])
         self.updates = int(json.loads((folder / STATE_FILE).read_text(encoding="utf-8"))["updates"])
 

@@ -193,6 +193,13 @@ def tiny_tokenizer(template: str, specials: Sequence[str], corpus: Sequence[str]
     return HFTokenizer(fast)
 
 
+def compute_device() -> Any:
+    """Where a model computes in one process: the first GPU when torch sees one, else the CPU."""
+    import torch
+
+    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
 def torch_dtype(name: str) -> Any:
     """The torch dtype of ``auto`` (bfloat16 on a GPU, else float32), ``float32`` or ``bfloat16``."""
     import torch
@@ -239,7 +246,8 @@ def load_hf(name: str, *, dtype: str = "auto", cache_dir: Path | None = None) ->
         PolicyError: ``name`` names nothing loadable (the message says what is accepted).
     """
     if name == TINY or name.startswith(f"{TINY}:"):
-        return LoadedModel(tiny_model(int(name.partition(":")[2] or 0)), ByteTokenizer(), name)
+        model = tiny_model(int(name.partition(":")[2] or 0)).to(torch_dtype(dtype))
+        return LoadedModel(model, ByteTokenizer(), name)
     if name in PRESETS or name.endswith(".gguf"):
         gguf = resolve_model(name, cache_dir)
         folder = hf_folder(gguf, cache_dir)
@@ -295,7 +303,7 @@ class HFPolicy:
         ids = torch.tensor([prompt], device=next(self.model.parameters()).device)
         was_training = self.model.training
         self.model.eval()
-        with torch.random.fork_rng(devices=[]), torch.no_grad():
+        with torch.random.fork_rng(devices=[ids.device.index] if ids.is_cuda else []), torch.no_grad():
             torch.manual_seed(sampling.seed if sampling.seed is not None else 0)
             out = self.model.generate(
                 input_ids=ids, attention_mask=torch.ones_like(ids), max_new_tokens=sampling.max_tokens,

@@ -110,10 +110,10 @@ def _openai(settings: PolicySettings) -> Policy:
 
 
 def _hf(settings: PolicySettings) -> Policy:
-    from spadework.policy.hf import HFPolicy, load_hf
+    from spadework.policy.hf import HFPolicy, compute_device, load_hf
 
     base = load_hf(settings.model)
-    return HFPolicy(base.model, base.tokenizer, name=f"hf:{settings.model}")
+    return HFPolicy(base.model.to(compute_device()), base.tokenizer, name=f"hf:{settings.model}")
 
 
 def _scripted(settings: PolicySettings) -> Policy:
