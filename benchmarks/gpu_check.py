@@ -36,7 +36,8 @@ def fresh_learner(accelerator: Any = None) -> Learner:
     """The tiny model as the learner loads it (dtype auto), LoRA-wrapped, with the CPU test's settings."""
     base = load_hf("tiny", dtype="auto")
     model = with_lora(base.model, rank=4, alpha=8, dropout=0.0, targets=("q_proj", "v_proj"))
-    return Learner(model, base.tokenizer, LearnerSettings(lr=1e-2, micro_batch_tokens=300, seed=0), accelerator)
+    settings = LearnerSettings(lr=1e-2, micro_batch_tokens=300, seed=0)
+    return Learner(model, base.tokenizer, settings, accelerator)
 
 
 def dtypes(learner: Learner) -> dict[str, list[str]]:
@@ -51,7 +52,8 @@ def adapter_weights(learner: Learner) -> dict[str, torch.Tensor]:
     from peft import get_peft_model_state_dict
 
     state = learner.accelerator.get_state_dict(learner.model) if learner.accelerator else None
-    return {k: v.detach().float().cpu() for k, v in get_peft_model_state_dict(learner.peft_model, state).items()}
+    weights = get_peft_model_state_dict(learner.peft_model, state)
+    return {name: value.detach().float().cpu() for name, value in weights.items()}
 
 
 def check(accelerator: Any = None) -> tuple[dict[str, Any], Learner]:

@@ -56,6 +56,15 @@ class ToolCall:
         return f"{self.name}({', '.join(parts)})"
 
 
+def call(name: str, **arguments: Any) -> str:
+    """One tool call written as Python, for a tool world's ``solution()``: no quoting by hand.
+
+    >>> call("update", collection="books", id=4, field="title", value="Dune")
+    "update(collection='books', id=4, field='title', value='Dune')"
+    """
+    return str(ToolCall(name, arguments))
+
+
 def parse_calls(text: str) -> list[ToolCall]:
     r"""The tool calls in an agent's text, in order; ``[]`` when it holds none.
 

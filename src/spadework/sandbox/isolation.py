@@ -27,6 +27,7 @@ RUNTIME_FILES = ("envs/base.py", "envs/contract.py", "envs/tool_calls.py", "envs
 RUNTIME_INITS = {
     "__init__.py": "",
     "envs/__init__.py": ("from spadework.envs.base import AnswerEnv, TextEnv\n"
+                         "from spadework.envs.tool_calls import call\n"
                          "from spadework.envs.tools import ToolEnv, ToolWorld, tool\n"),
     "sandbox/__init__.py": "",
 }
