@@ -56,15 +56,15 @@ def test_the_tool_form_renders_its_request_document_and_example():
     assert [m.role for m in messages] == [Role.SYSTEM, Role.USER, Role.ASSISTANT, Role.USER]
     contract, example, request = messages[1].content, messages[2].content, messages[3].content
     assert "A clinic's front desk" in contract and DOCUMENT not in contract  # the example's own document
-    for phrase in ("subclasses `ToolWorld`", "from spadework.envs import ToolWorld, tool", "`@tool`",
+    for phrase in ("subclasses `ToolWorld`", "from spadework.envs import ToolWorld, call", "`@tool`",
                    "self.records", "new_episode()", "solution()", "hint()", "max_turns", "find(collection",
-                   "update(collection", "several dependent calls", "state-changing", "distractors",
-                   "realistic records drawn from the document", "randomness from `self.rng`",
-                   "exactly one ```python code block"):
+                   "update(collection", "several dependent calls", "calls that change records", "distractors",
+                   "realistic fields drawn from the document", "`call(tool_name, argument=value, ...)`",
+                   "randomness from `self.rng`", "exactly one ```python code block"):
         assert phrase in contract, phrase
     assert "AnswerEnv" not in contract and "TextEnv" not in contract  # one form only
     assert example == f"```python\n{default_example(DesignForm.TOOL).strip()}\n```"
-    assert "class ClinicBookingEnv(ToolWorld)" in example and "@tool" in example
+    assert "class ClinicBookingEnv(ToolWorld)" in example and 'call("create", collection="visits"' in example
     assert DOCUMENT in request and DIGEST.render() in request and "ClinicBookingEnv" not in request
     assert all("$" not in m.content for m in messages)
 
@@ -182,7 +182,7 @@ def test_templates_are_package_files():
 @pytest.mark.parametrize(("form", "imported", "declared"), [
     (DesignForm.ANSWER, "AnswerEnv", "TrainArrivalEnv(AnswerEnv)"),
     (DesignForm.GAME, "TextEnv", "CodeLockEnv(TextEnv)"),
-    (DesignForm.TOOL, "ToolWorld, tool", "ClinicBookingEnv(ToolWorld)"),
+    (DesignForm.TOOL, "ToolWorld, call", "ClinicBookingEnv(ToolWorld)"),
 ])
 def test_each_prompt_example_is_valid_and_keeps_everything_in_its_class(form, imported, declared):
     from spadework.sandbox import InProcessSandbox
