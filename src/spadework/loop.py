@@ -210,12 +210,15 @@ class Loop:
         every = self.config.eval.every
         if not self.held_out or not every or (iteration + 1) % every:
             return {}
+        from spadework.eval.bfcl_play import BfclSettings
         from spadework.eval.runner import eval_metrics, eval_rollout, evaluate
 
         self.reporter.phase(f"iteration {iteration}: held-out evaluation", None)
         start = time.perf_counter()
         seeds = range(self.config.eval.seeds)
-        result = evaluate(self.policy, self.held_out, seeds, eval_rollout(self.config))
+        section = self.config.eval
+        result = evaluate(self.policy, self.held_out, seeds, eval_rollout(self.config),
+                          bfcl=BfclSettings(section.bfcl_format, section.bfcl_max_steps))
         self.policy.take()  # not self-play generation
         return {**eval_metrics(result), "perf/eval_s": time.perf_counter() - start}
 

@@ -6,6 +6,7 @@ Usage::
     spadework eval --policy runs/run-1               # a run's newest checkpoint
     spadework eval --policy base --policy runs/run-1/checkpoints/iteration-0004 --seeds 16
     spadework eval --suite textarena --task TowerOfHanoi-v0 --max-turns 20 --json
+    spadework eval --suite bfcl --task multi_turn_base --limit 20   # BFCL v4 multi-turn, offline
 
 Every policy plays every (task, seed) item once, without a hint, greedily (temperature 0).
 The report (see ``spadework.eval.report``) is written to ``--out``, by default
@@ -46,7 +47,7 @@ MAX_POLICIES = 2
 
 def add_parser(commands: Any) -> argparse.ArgumentParser:
     """Register ``spadework eval`` on the CLI's subparsers object (``add_subparsers()``)."""
-    parser = commands.add_parser("eval", help="held-out accuracy on reasoning-gym tasks and textarena games",
+    parser = commands.add_parser("eval", help="held-out accuracy: reasoning-gym, textarena games, BFCL",
                                  description="Held-out accuracy of one policy, or of two compared on "
                                  "the same items.")
     parser.add_argument("--policy", action="append", metavar="SPEC",
@@ -60,8 +61,9 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument("--task", action="append", metavar="NAME",
                         help="only this task, e.g. basic_arithmetic or TowerOfHanoi-v0 (repeatable; "
                              "default: the suites' default tasks)")
-    parser.add_argument("--seeds", type=int, default=DEFAULT_SEEDS,
-                        help=f"items per task (default {DEFAULT_SEEDS})")
+    parser.add_argument("--seeds", "--limit", type=int, default=DEFAULT_SEEDS, dest="seeds",
+                        help=f"items per task (default {DEFAULT_SEEDS}); for bfcl, entries per category, "
+                             "drawn in a fixed order")
     parser.add_argument("--seed-start", type=int, default=0, help="the first seed (default 0)")
     parser.add_argument("--max-turns", type=int, help="moves per episode of the multi-turn tasks")
     parser.add_argument("--out", type=Path, help="the JSON report (default: RUN_DIR/eval/eval-<time>.json, "
@@ -135,6 +137,14 @@ def cmd_eval(args: argparse.Namespace) -> int:
         return 0
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 200)
     console.print(accuracy_table(evals))
+    for e in evals:
+        if "bfcl" in (shown := e.to_json()):
+            b = shown["bfcl"]
+            console.print(f"{e.name} on BFCL ({b['format']} format): overall {b['overall']:.3f} (mean of the "
+                          f"categories); {b['positional_calls']:.0f} calls with positional arguments, "
+                          f"{b['undecodable']:.0f} undecodable replies; {b['processed_per_entry_token']:.2f} "
+                          f"prompt tokens computed per entry token; {b['seconds_per_entry']:.0f} s per entry",
+                          markup=False)
     if len(evals) == MAX_POLICIES:
         console.print(paired_table(paired_rows(evals[0], evals[1])))
     console.print(f"report: {path}", markup=False)

@@ -26,9 +26,10 @@ from pathlib import Path
 from spadework.config import CONFIG_FILE, RunConfig, load_config
 from spadework.engines import policy_settings
 from spadework.errors import UsageError
+from spadework.eval.bfcl_play import BfclSettings
 from spadework.eval.report import PolicyEval
 from spadework.eval.runner import eval_rollout, evaluate
-from spadework.eval.tasks import TaskSpec
+from spadework.eval.tasks import Suite, TaskSpec
 from spadework.learn.checkpoint import (
     ADAPTER_DIR,
     CHECKPOINTS_DIR,
@@ -202,9 +203,25 @@ def play_policy(spec: PolicySpec, tasks: Sequence[TaskSpec], seeds: Sequence[int
                 build: Callable[[PolicySettings], Policy] = build_policy) -> PolicyEval:
     """Build ``spec``'s policy, play every (task, seed) item with its config's rollout settings
     (``eval_rollout``), and close the policy."""
+    section = spec.config.eval
+    if any(t.suite is Suite.BFCL for t in tasks):  # an entry's function docs alone are 4k-9k tokens
+        spec = replace(spec, config=with_context(spec.config, section.bfcl_n_ctx))
     policy = load_eval_policy(spec, build)
+    bfcl = BfclSettings(section.bfcl_format, section.bfcl_max_steps)
     try:
-        result = evaluate(policy, tasks, seeds, eval_rollout(spec.config))
+        result = evaluate(policy, tasks, seeds, eval_rollout(spec.config), bfcl=bfcl)
     finally:
         policy.close()
     return PolicyEval(spec.name, spec.spec, result)
+
+
+def with_context(config: RunConfig, n_ctx: int) -> RunConfig:
+    """``config`` with the embedded model's context window at least ``n_ctx``.
+
+    >>> from spadework.config import load_config
+    >>> with_context(load_config(None), 32768).policy.n_ctx
+    32768
+    """
+    if config.policy.n_ctx >= n_ctx:
+        return config
+    return config.model_copy(update={"policy": config.policy.model_copy(update={"n_ctx": n_ctx})})

@@ -9,8 +9,10 @@
      "paired": [{"a", "b", "scope", "n", "diff", "ci_low", "ci_high", "wins", "losses", "ties"}]}
 
 where TALLY is ``{"n", "solved", "accuracy", "ci_low", "ci_high", "mean_score"}`` (Wilson 95%
-interval), and ``paired`` (empty with one policy) compares the second policy (b) with the
-first (a) on every task, every suite and ``overall``: ``diff`` is b's accuracy minus a's.
+interval); a policy that played BFCL also has ``"bfcl"`` (``bfcl_summary``) and its items the
+entry, the checker's error and the entry's figures; and ``paired`` (empty with one policy)
+compares the second policy (b) with the first (a) on every task, every suite and ``overall``:
+``diff`` is b's accuracy minus a's.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from rich.table import Table
 
 from spadework.eval.runner import OVERALL, EvalResult, Tally
 from spadework.eval.stats import PairedStats, paired_comparison
+from spadework.eval.tasks import Suite
 from spadework.rundir import write_atomically
 
 EVAL_DIR = "eval"
@@ -54,7 +57,29 @@ class PolicyEval:
             "suites": {s.value: result.tally(s.value).to_json() for s in result.suites()},
             "overall": result.tally(OVERALL).to_json(),
             "items": [item.to_json() for item in result.items],
+            **({"bfcl": bfcl_summary(result)} if result.bfcl is not None else {}),
         }
+
+
+def bfcl_summary(result: EvalResult) -> dict[str, Any]:
+    """How the BFCL entries were played and what they cost: the call format, the leaderboard's
+    overall figure (the unweighted mean of the categories' accuracies), calls with positional
+    arguments (the leaderboard's decoder drops those arguments), undecodable replies, prompt
+    tokens processed per token of the entries' own prompts, and seconds per entry."""
+    items = result.items_in(Suite.BFCL.value)
+    categories = [t.key for t in result.tasks if t.suite is Suite.BFCL]
+    total = {name: sum(i.figures.get(name, 0.0) for i in items)
+             for name in ("steps", "positional_calls", "undecodable", "processed_tokens", "entry_tokens",
+                          "seconds")}
+    return {
+        "format": result.bfcl.call_format.value if result.bfcl else None,
+        "overall": sum(result.tally(c).accuracy for c in categories) / len(categories) if categories else 0.0,
+        "entries": len(items),
+        **{name: value for name, value in total.items() if name != "seconds"},
+        "processed_per_entry_token": (total["processed_tokens"] / total["entry_tokens"]
+                                      if total["entry_tokens"] else 0.0),
+        "seconds_per_entry": total["seconds"] / len(items) if items else 0.0,
+    }
 
 
 @dataclass(frozen=True)

@@ -8,14 +8,15 @@ item with score 0 (counted in ``EvalResult.errors``), never a crash of the evalu
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from spadework.config import RunConfig
 from spadework.engines import rollout_config
 from spadework.envs.contract import MAX_TURNS_LIMIT
 from spadework.errors import UsageError
+from spadework.eval.bfcl_play import BfclSettings, EntryPlay, drawn, play_entry
 from spadework.eval.stats import wilson_interval
 from spadework.eval.tasks import Suite, TaskOpener, TaskSpec, require_packages
 from spadework.policy.base import Policy, Sampling
@@ -23,6 +24,7 @@ from spadework.rollout.play import EnvOpener, run_plays
 from spadework.rollout.records import Arm, EndReason, Episode, PlayJob, RolloutConfig
 
 OVERALL = "overall"
+DEFAULT_BFCL = BfclSettings()
 """The scope of every item of an evaluation."""
 
 
@@ -38,7 +40,11 @@ class ItemResult:
         solved: whether the score is 1.0.
         turns: moves played.
         end: why the episode ended.
-        error: the environment's error when ``end`` is ``ENV_ERROR``.
+        error: the environment's error when ``end`` is ``ENV_ERROR`` (BFCL: the checker's verdict
+            on an unsolved entry).
+        entry: the benchmark entry an item drew (BFCL: its id), when the seed names one.
+        figures: what the item cost and how it went, for suites that count it (BFCL: steps,
+            positional calls, prompt tokens processed and the entry's own, seconds).
     """
 
     suite: Suite
@@ -49,6 +55,8 @@ class ItemResult:
     turns: int
     end: EndReason = EndReason.TERMINATED
     error: str | None = None
+    entry: str | None = None
+    figures: Mapping[str, float] = field(default_factory=dict)
 
     @property
     def key(self) -> str:
@@ -56,8 +64,11 @@ class ItemResult:
         return f"{self.suite.value}/{self.task}"
 
     def to_json(self) -> dict[str, Any]:
-        return {"suite": self.suite.value, "task": self.task, "seed": self.seed, "score": self.score,
-                "solved": self.solved, "turns": self.turns}
+        shown: dict[str, Any] = {"suite": self.suite.value, "task": self.task, "seed": self.seed,
+                                 "score": self.score, "solved": self.solved, "turns": self.turns}
+        if self.entry is not None:
+            shown.update(entry=self.entry, error=self.error, **self.figures)
+        return shown
 
     @classmethod
     def of(cls, spec: TaskSpec, episode: Episode) -> ItemResult:
@@ -120,6 +131,8 @@ class EvalResult:
     tasks: tuple[TaskSpec, ...]
     seeds: tuple[int, ...]
     items: tuple[ItemResult, ...]
+    bfcl: BfclSettings | None = None
+    """How BFCL entries were played, when any were."""
 
     def suites(self) -> tuple[Suite, ...]:
         """The suites played, in task order."""
@@ -197,6 +210,7 @@ def evaluate(
     seeds: Iterable[int],
     rollout: RolloutConfig,
     opener: EnvOpener | None = None,
+    bfcl: BfclSettings = DEFAULT_BFCL,
 ) -> EvalResult:
     """Play every (task, seed) item once, without a hint, and collect the results.
 
@@ -207,6 +221,7 @@ def evaluate(
         rollout: context budget, concurrency and sampling of the episodes; the turn cap is
             replaced by the tasks' own (``held_out_rollout``).
         opener: builds the environments; default ``TaskOpener(tasks)`` (in this process).
+        bfcl: how BFCL entries are played (``eval.bfcl_play``): one at a time, after the others.
 
     Returns:
         The result, with items in task order, then seed order.
@@ -219,11 +234,25 @@ def evaluate(
     if not tasks or not seeds:
         raise UsageError(f"nothing to evaluate: {len(tasks)} tasks and {len(seeds)} seeds; give at least one "
                          "of each")
+    played = [t for t in tasks if t.suite is not Suite.BFCL]
     if opener is None:
         require_packages(tasks)
-        opener = TaskOpener(tasks)
-    jobs = [PlayJob(t.key, t.key, seed, Arm.NOHINT, t.form) for t in tasks for seed in seeds]
-    episodes = run_plays(policy, opener, jobs, held_out_rollout(rollout, tasks))
-    specs = {t.key: t for t in tasks}
-    items = tuple(ItemResult.of(specs[e.env_id], e) for e in episodes)
-    return EvalResult(tasks, seeds, items)
+        opener = TaskOpener(played)
+    jobs = [PlayJob(t.key, t.key, seed, Arm.NOHINT, t.form) for t in played for seed in seeds]
+    episodes = run_plays(policy, opener, jobs, held_out_rollout(rollout, played)) if jobs else []
+    specs = {t.key: t for t in played}
+    items = [ItemResult.of(specs[e.env_id], e) for e in episodes]
+    for task in (t for t in tasks if t.suite is Suite.BFCL):
+        items += [bfcl_item(task, seed, play_entry(policy, entry, rollout.sampling, bfcl.call_format,
+                                                   bfcl.max_steps))
+                  for seed, entry in drawn(task.task, seeds)]
+    order = {t.key: n for n, t in enumerate(tasks)}
+    played_bfcl = bfcl if any(t.suite is Suite.BFCL for t in tasks) else None
+    return EvalResult(tasks, seeds, tuple(sorted(items, key=lambda i: order[i.key])), played_bfcl)
+
+
+def bfcl_item(task: TaskSpec, seed: int, play: EntryPlay) -> ItemResult:
+    """A played BFCL entry as an item: solved when the leaderboard's checker says valid."""
+    error = None if play.score.valid else f"{play.score.error_type}: {play.score.error_message}"[:300]
+    return ItemResult(task.suite, task.task, seed, float(play.score.valid), play.score.valid, play.turns,
+                      error=error, entry=play.entry_id, figures=play.figures)

@@ -15,6 +15,7 @@ from typing import Any
 from spadework.envs import reasoning_gym_env, textarena_env
 from spadework.envs.heldout import import_package
 from spadework.errors import EnvError, UsageError
+from spadework.eval import bfcl_data
 from spadework.rollout.prompt import AgentForm
 
 
@@ -23,6 +24,7 @@ class Suite(StrEnum):
 
     REASONING_GYM = "reasoning-gym"
     TEXTARENA = "textarena"
+    BFCL = "bfcl"
 
 
 @dataclass(frozen=True)
@@ -60,17 +62,25 @@ class TaskSpec:
 MULTI_TURN = frozenset({Suite.TEXTARENA})
 """Suites whose episodes take several moves (``--max-turns`` applies to these)."""
 
+BFCL_PREFIX = "multi_turn_"
+"""A BFCL category may be named without it: ``--task base`` is ``multi_turn_base``."""
+
 DEFAULT_TASKS: tuple[TaskSpec, ...] = (
     *(TaskSpec(Suite.REASONING_GYM, name, 1) for name in reasoning_gym_env.TASKS),
     *(TaskSpec(Suite.TEXTARENA, name, textarena_env.GAMES[name]) for name in textarena_env.DEFAULT_GAMES),
+    *(TaskSpec(Suite.BFCL, name, 1) for name in bfcl_data.CATEGORIES),
 )
-"""What ``spadework eval`` plays when no task is named: six reasoning-gym tasks, four games."""
+"""What ``spadework eval --suite S`` plays when no task is named: six reasoning-gym tasks, four games,
+the four BFCL multi-turn categories (a BFCL item is one entry, played by ``eval.bfcl_play``)."""
+
+DEFAULT_SUITES = (Suite.REASONING_GYM, Suite.TEXTARENA)
+"""The suites played when none is named (BFCL's entries take minutes each on a CPU: asked for by name)."""
 
 PACKAGES: Mapping[Suite, tuple[str, str]] = {
     Suite.REASONING_GYM: ("reasoning_gym", reasoning_gym_env.PACKAGE),
     Suite.TEXTARENA: ("textarena", textarena_env.PACKAGE),
 }
-"""(module, package) each suite needs."""
+"""(module, package) each suite needs (BFCL's is checked by ``bfcl_data.bfcl_module``)."""
 
 
 def _suite(name: str) -> Suite:
@@ -84,6 +94,9 @@ def _known(suite: Suite, task: str) -> TaskSpec | None:
     """The spec of ``task`` in ``suite``, or None when the suite does not have it."""
     if suite is Suite.TEXTARENA:
         return TaskSpec(suite, task, textarena_env.GAMES[task]) if task in textarena_env.GAMES else None
+    if suite is Suite.BFCL:
+        category = task if task.startswith(BFCL_PREFIX) else BFCL_PREFIX + task
+        return TaskSpec(suite, category, 1) if category in bfcl_data.CATEGORIES else None
     if task in reasoning_gym_env.TASKS or task in reasoning_gym_env.task_names():
         return TaskSpec(suite, task, 1)
     return None
@@ -100,19 +113,20 @@ def _find(name: str, suites: Sequence[Suite]) -> TaskSpec:
             return spec
     games = ", ".join(textarena_env.GAMES)
     raise UsageError(f"no task {name!r} in {' or '.join(s.value for s in suites)}; reasoning-gym takes any "
-                     f"of its datasets (e.g. {', '.join(reasoning_gym_env.TASKS)}), textarena one of {games}")
+                     f"of its datasets (e.g. {', '.join(reasoning_gym_env.TASKS)}), textarena one of "
+                     f"{games}, bfcl one of {', '.join(bfcl_data.CATEGORIES)}")
 
 
 def select_tasks(suites: Iterable[str] = (), names: Iterable[str] = (),
                  max_turns: int | None = None) -> tuple[TaskSpec, ...]:
     """The tasks a user selected (``--suite``, ``--task``, ``--max-turns``), in a stable order.
 
-    No names: the default tasks of the chosen suites (all suites when none is chosen).
+    No names: the default tasks of the chosen suites (``DEFAULT_SUITES`` when none is chosen).
     Names: each one looked up in the chosen suites (all when none is chosen); a name may
     also be written ``suite/task``.
 
     Args:
-        suites: suite names (``reasoning-gym``, ``textarena``).
+        suites: suite names (``reasoning-gym``, ``textarena``, ``bfcl``).
         names: task names.
         max_turns: when given, the moves of every multi-turn task (single-turn ones keep 1).
 
@@ -126,9 +140,12 @@ def select_tasks(suites: Iterable[str] = (), names: Iterable[str] = (),
     >>> len(select_tasks())
     10
     """
-    chosen = list(dict.fromkeys(_suite(s) for s in suites)) or list(Suite)
+    chosen = list(dict.fromkeys(_suite(s) for s in suites))
     wanted = list(dict.fromkeys(names))
-    tasks = [_find(n, chosen) for n in wanted] if wanted else [t for t in DEFAULT_TASKS if t.suite in chosen]
+    if wanted:
+        tasks = [_find(n, chosen or list(Suite)) for n in wanted]
+    else:
+        tasks = [t for t in DEFAULT_TASKS if t.suite in (chosen or DEFAULT_SUITES)]
     if max_turns is not None:
         if max_turns < 1:
             raise UsageError(f"--max-turns must be at least 1, got {max_turns}")
@@ -154,6 +171,9 @@ def require_packages(tasks: Iterable[TaskSpec]) -> None:
         UsageError: one is missing; the message says what to install.
     """
     for suite in dict.fromkeys(t.suite for t in tasks):
+        if suite is Suite.BFCL:  # installed apart, without its declared dependencies
+            bfcl_data.bfcl_module("utils")
+            continue
         module, package = PACKAGES[suite]
         import_package(module, package)
 

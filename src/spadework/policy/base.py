@@ -102,6 +102,8 @@ class Completion:
     completion_tokens: int = 0
     seconds: float = 0.0
     finish_reason: str = "stop"
+    cached_tokens: int = 0
+    """Prompt tokens the engine took from its cache instead of computing them (0: none, or not said)."""
 
 
 class Policy(Protocol):

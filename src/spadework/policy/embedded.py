@@ -37,6 +37,20 @@ GGUF_TEMPLATE_FORMAT = "chat_template.default"
 INSTALL_HINT = "pip install 'spadework[embedded]' (llama-cpp-python; it compiles for several minutes)"
 
 
+def common_prefix(first: Sequence[int], second: Sequence[int]) -> int:
+    """How many tokens two token lists share from their start.
+
+    >>> common_prefix([1, 2, 3, 4], [1, 2, 5]), common_prefix([], [1])
+    (2, 0)
+    """
+    shared = 0
+    for a, b in zip(first, second, strict=False):
+        if a != b:
+            break
+        shared += 1
+    return shared
+
+
 def llama_module() -> Any:
     """The ``llama_cpp`` module.
 
@@ -180,6 +194,7 @@ class EmbeddedPolicy:
         request = self._request(conversation, tools)
         start = time.perf_counter()
         with self._lock:
+            held = self._held_tokens()
             try:
                 answer = self._llm.create_chat_completion(
                     **request, temperature=sampling.temperature, top_p=sampling.top_p,
@@ -191,14 +206,23 @@ class EmbeddedPolicy:
                 raise PolicyError(f"{self.name} failed to generate: {exc}") from None
             except RuntimeError as exc:
                 raise PolicyError(f"{self.name} failed to generate: {exc}") from None
-        seconds = time.perf_counter() - start
+            seconds = time.perf_counter() - start
+            usage = answer.get("usage") or {}
+            prompt_tokens = int(usage.get("prompt_tokens", 0))
+            cached = common_prefix(held, self._held_tokens()[:prompt_tokens])
         choice = answer["choices"][0]
-        usage = answer.get("usage") or {}
         message = choice["message"]
         return Completion(text=with_native_calls(message.get("content") or "", message.get("tool_calls")),
-                          prompt_tokens=int(usage.get("prompt_tokens", 0)),
+                          prompt_tokens=prompt_tokens,
                           completion_tokens=int(usage.get("completion_tokens", 0)),
-                          seconds=seconds, finish_reason=str(choice.get("finish_reason") or "stop"))
+                          seconds=seconds, finish_reason=str(choice.get("finish_reason") or "stop"),
+                          cached_tokens=cached)
+
+    def _held_tokens(self) -> list[int]:
+        """The tokens whose state llama.cpp holds now: the next prompt reuses their longest common
+        prefix with it instead of computing it again."""
+        llm = self._llm
+        return [int(t) for t in llm.input_ids[: llm.n_tokens]] if hasattr(llm, "input_ids") else []
 
     def tokenize(self, text: str, *, special: bool = False) -> list[int]:
         """The model's tokens for ``text`` (no beginning-of-sequence token).

@@ -110,8 +110,10 @@ def parse_completion(data: Any, seconds: float) -> Completion:
         KeyError, IndexError, TypeError, ValueError: the answer is not a chat completion.
 
     >>> parse_completion({"choices": [{"message": {"content": "hi"}, "finish_reason": "length"}],
-    ...                   "usage": {"prompt_tokens": 5, "completion_tokens": 1}}, 0.5)
-    Completion(text='hi', prompt_tokens=5, completion_tokens=1, seconds=0.5, finish_reason='length')
+    ...                   "usage": {"prompt_tokens": 5, "completion_tokens": 1,
+    ...                             "prompt_tokens_details": {"cached_tokens": 4}}}, 0.5)
+    Completion(text='hi', prompt_tokens=5, completion_tokens=1, seconds=0.5, finish_reason='length', \
+cached_tokens=4)
     """
     choice = data["choices"][0]
     text = choice["message"].get("content") or ""
@@ -121,7 +123,8 @@ def parse_completion(data: Any, seconds: float) -> Completion:
     usage = data.get("usage") or {}
     return Completion(text=text, prompt_tokens=int(usage.get("prompt_tokens") or 0),
                       completion_tokens=int(usage.get("completion_tokens") or 0), seconds=seconds,
-                      finish_reason=str(choice.get("finish_reason") or "stop"))
+                      finish_reason=str(choice.get("finish_reason") or "stop"),
+                      cached_tokens=int((usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0))
 
 
 def model_ids(data: Any) -> list[str]:
