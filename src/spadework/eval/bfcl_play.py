@@ -40,6 +40,9 @@ from spadework.eval.bfcl_data import (
 from spadework.policy.base import Message, Policy, Role, Sampling, ToolSchema
 from spadework.policy.toolcalls import CallFormat
 
+KEYWORD_NOTE = ("Write every argument as name=value, e.g. [cd(folder='docs')]: an argument given without "
+                "its name is dropped.")
+"""Added under the leaderboard's system prompt: its decoder drops positional arguments silently."""
 ORDER_SEED = 0
 """The seed of the fixed order in which items are drawn from a category (item k: the k-th entry)."""
 
@@ -183,7 +186,8 @@ def play_entry(policy: Policy, entry: BfclEntry, sampling: Sampling,
     limit = step_limit() if max_steps is None else max_steps
     native = call_format is CallFormat.NATIVE
     tools = native_tools(entry.functions) if native else None
-    conversation: list[Message] = [] if native else [Message(Role.SYSTEM, system_prompt(entry.functions))]
+    opening = f"{system_prompt(entry.functions)}\n\n{KEYWORD_NOTE}"
+    conversation = [] if native else [Message(Role.SYSTEM, opening)]
     tally, end = _Tally(), End.DONE
     with EntryWorld(entry) as world:
         for turn in range(len(entry.turns)):
