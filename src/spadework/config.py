@@ -213,6 +213,8 @@ class EvalSection(Section):
     suites: tuple[str, ...] = Field((), description="suites to evaluate (empty: the default ones)")
     tasks: tuple[str, ...] = Field((), description="tasks to evaluate (empty: every task of the suites)")
     seeds: int = Field(4, ge=1, description="seeds per task")
+    probe: str | None = Field(None, description="the probe suite's environments: a run directory (its valid "
+                              "archived environments) or a folder of environment files; played when set")
     bfcl_format: CallFormat = Field(CallFormat.PROMPTING, description="BFCL: prompting (function docs in "
                                     "the system prompt, calls as a Python list) or native (tool calling)")
     bfcl_max_steps: int | None = Field(None, ge=1, description="BFCL: replies with calls per user turn "
@@ -249,6 +251,9 @@ class RunConfig(Section):
         if self.agent.context_tokens > self.policy.n_ctx and self.policy.kind is PolicyKind.EMBEDDED:
             raise ValueError(f"agent.context_tokens ({self.agent.context_tokens}) exceeds "
                              f"policy.n_ctx ({self.policy.n_ctx})")
+        if "probe" in self.eval.suites and not self.eval.probe:
+            raise ValueError("eval.suites names probe but eval.probe is unset; set eval.probe to a run "
+                             "directory or a folder of environment files")
         bfcl = "bfcl" in self.eval.suites or any(t.startswith("bfcl/") for t in self.eval.tasks)
         if (bfcl and self.eval.every and self.policy.kind is PolicyKind.EMBEDDED
                 and self.policy.n_ctx < self.eval.bfcl_n_ctx):

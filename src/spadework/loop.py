@@ -211,6 +211,7 @@ class Loop:
         if not self.held_out or not every or (iteration + 1) % every:
             return {}
         from spadework.eval.bfcl_play import BfclSettings
+        from spadework.eval.probe import ProbeOpener
         from spadework.eval.runner import eval_metrics, eval_rollout, evaluate
 
         self.reporter.phase(f"iteration {iteration}: held-out evaluation", None)
@@ -218,6 +219,7 @@ class Loop:
         seeds = range(self.config.eval.seeds)
         section = self.config.eval
         result = evaluate(self.policy, self.held_out, seeds, eval_rollout(self.config),
+                          ProbeOpener(self.held_out, self.sandbox),
                           bfcl=BfclSettings(section.bfcl_format, section.bfcl_max_steps))
         self.policy.take()  # not self-play generation
         return {**eval_metrics(result), "perf/eval_s": time.perf_counter() - start}

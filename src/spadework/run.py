@@ -12,7 +12,8 @@ from spadework.corpus import CorpusSampler, open_corpus
 from spadework.designer.pool import load_pool
 from spadework.engines import build_engines, build_trainer, diversity_tracker, open_sandbox, tracking_settings
 from spadework.errors import UsageError
-from spadework.eval.tasks import configured_tasks
+from spadework.eval.probe import load_probe, probe_tasks
+from spadework.eval.tasks import TaskSpec, configured_tasks
 from spadework.learn.checkpoint import drop_uncommitted
 from spadework.learn.distributed import is_follower
 from spadework.loop import Loop, LoopState, Reporter, SilentReporter
@@ -64,6 +65,15 @@ def open_sampler(config: RunConfig, state: LoopState) -> CorpusSampler | None:
     return CorpusSampler(corpus, seed=config.run.seed)
 
 
+def held_out_tasks(config: RunConfig) -> tuple[TaskSpec, ...]:
+    """The tasks the loop's evaluation plays: the ``[eval]`` suites' and tasks, and the probe's
+    environments when ``eval.probe`` names some."""
+    tasks = configured_tasks(config.eval)
+    if config.eval.probe:
+        tasks += probe_tasks(load_probe(Path(config.eval.probe)), config.agent.max_turns)
+    return tasks
+
+
 def run(
     config: RunConfig,
     run_dir: Path,
@@ -80,7 +90,7 @@ def run(
     """
     if is_follower():
         return follow_run(config, run_dir)
-    held_out = configured_tasks(config.eval) if config.eval.every else ()  # checked before any write
+    held_out = held_out_tasks(config) if config.eval.every else ()  # checked before any write
     config = prepare_run_dir(run_dir, config, resume)
     with Archive.open(run_dir) as archive:
         last = archive.last_iteration()

@@ -7,6 +7,7 @@ Usage::
     spadework eval --policy base --policy runs/run-1/checkpoints/iteration-0004 --seeds 16
     spadework eval --suite textarena --task TowerOfHanoi-v0 --max-turns 20 --json
     spadework eval --suite bfcl --task multi_turn_base --limit 20   # BFCL v4 multi-turn, offline
+    spadework eval --suite probe --probe runs/run-1 --policy base --policy runs/run-2
 
 Every policy plays every (task, seed) item once, without a hint, greedily (temperature 0).
 The report (see ``spadework.eval.report``) is written to ``--out``, by default
@@ -30,6 +31,7 @@ from rich.console import Console
 from spadework.config import CONFIG_FILE, add_set_option, load_config
 from spadework.errors import UsageError
 from spadework.eval.policies import BASE, PolicySpec, distinct_names, parse_policy_spec, play_policy
+from spadework.eval.probe import load_probe, probe_tasks
 from spadework.eval.report import (
     EVAL_DIR,
     PolicyEval,
@@ -66,6 +68,9 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
                              "drawn in a fixed order")
     parser.add_argument("--seed-start", type=int, default=0, help="the first seed (default 0)")
     parser.add_argument("--max-turns", type=int, help="moves per episode of the multi-turn tasks")
+    parser.add_argument("--probe", type=Path, metavar="PATH",
+                        help="the probe suite's environments: a run directory (its valid archived "
+                             "environments) or a folder of environment files")
     parser.add_argument("--out", type=Path, help="the JSON report (default: RUN_DIR/eval/eval-<time>.json, "
                                                  "or runs/eval-<time>.json for base)")
     parser.add_argument("--json", action="store_true", help="print the JSON report instead of tables")
@@ -100,10 +105,15 @@ def _plan(args: argparse.Namespace) -> tuple[tuple[PolicySpec, ...], tuple[TaskS
         raise UsageError(f"--policy given {len(given)} times; give one policy, or two to compare")
     if args.seeds < 1:
         raise UsageError(f"--seeds must be at least 1, got {args.seeds}")
-    tasks = select_tasks(args.suite or (), args.task or (), args.max_turns)
+    suites = args.suite or (["probe"] if args.probe else [])
+    if (Suite.PROBE.value in suites) != bool(args.probe):
+        raise UsageError("--suite probe and --probe PATH go together: --probe names the environments")
+    tasks = select_tasks(suites, args.task or (), args.max_turns)
     overrides = dict(args.sets or ())
     specs = distinct_names([with_overrides(parse_policy_spec(text, args.config), args.config, overrides)
                             for text in given])
+    if args.probe:
+        tasks += probe_tasks(load_probe(args.probe), args.max_turns or specs[0].config.agent.max_turns)
     require_packages(tasks)
     return specs, tasks, tuple(range(args.seed_start, args.seed_start + args.seeds))
 

@@ -19,17 +19,19 @@ whose policy is ``openai`` or ``hf`` are not supported here (see ``ADAPTER_KINDS
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from enum import Enum
 from pathlib import Path
 
 from spadework.config import CONFIG_FILE, RunConfig, load_config
-from spadework.engines import policy_settings
+from spadework.engines import open_sandbox, policy_settings
 from spadework.errors import UsageError
 from spadework.eval.bfcl_play import BfclSettings
+from spadework.eval.probe import ProbeOpener
 from spadework.eval.report import PolicyEval
 from spadework.eval.runner import eval_rollout, evaluate
-from spadework.eval.tasks import Suite, TaskSpec
+from spadework.eval.tasks import Suite, TaskSpec, require_packages
 from spadework.learn.checkpoint import (
     ADAPTER_DIR,
     CHECKPOINTS_DIR,
@@ -209,7 +211,12 @@ def play_policy(spec: PolicySpec, tasks: Sequence[TaskSpec], seeds: Sequence[int
     policy = load_eval_policy(spec, build)
     bfcl = BfclSettings(section.bfcl_format, section.bfcl_max_steps)
     try:
-        result = evaluate(policy, tasks, seeds, eval_rollout(spec.config), bfcl=bfcl)
+        with ExitStack() as stack:
+            opener = None
+            if any(t.suite is Suite.PROBE for t in tasks):  # designed code runs in the sandbox
+                require_packages(tasks)
+                opener = ProbeOpener(tasks, stack.enter_context(open_sandbox(spec.config)))
+            result = evaluate(policy, tasks, seeds, eval_rollout(spec.config), opener, bfcl=bfcl)
     finally:
         policy.close()
     return PolicyEval(spec.name, spec.spec, result)

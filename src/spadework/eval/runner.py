@@ -17,6 +17,7 @@ from spadework.engines import rollout_config
 from spadework.envs.contract import MAX_TURNS_LIMIT
 from spadework.errors import UsageError
 from spadework.eval.bfcl_play import BfclSettings, EntryPlay, drawn, play_entry
+from spadework.eval.probe import PROBE_SEED_BASE
 from spadework.eval.stats import wilson_interval
 from spadework.eval.tasks import Suite, TaskOpener, TaskSpec, require_packages
 from spadework.policy.base import Policy, Sampling
@@ -72,7 +73,8 @@ class ItemResult:
 
     @classmethod
     def of(cls, spec: TaskSpec, episode: Episode) -> ItemResult:
-        return cls(spec.suite, spec.task, episode.seed, episode.score, episode.solved, episode.turns,
+        seed = episode.seed - PROBE_SEED_BASE if spec.suite is Suite.PROBE else episode.seed
+        return cls(spec.suite, spec.task, seed, episode.score, episode.solved, episode.turns,
                    episode.end, episode.error)
 
 
@@ -238,7 +240,8 @@ def evaluate(
     if opener is None:
         require_packages(tasks)
         opener = TaskOpener(played)
-    jobs = [PlayJob(t.key, t.key, seed, Arm.NOHINT, t.form) for t in played for seed in seeds]
+    jobs = [PlayJob(t.key, t.source or t.key, episode_seed(t, seed), Arm.NOHINT, t.form)
+            for t in played for seed in seeds]
     episodes = run_plays(policy, opener, jobs, held_out_rollout(rollout, played)) if jobs else []
     specs = {t.key: t for t in played}
     items = [ItemResult.of(specs[e.env_id], e) for e in episodes]
@@ -249,6 +252,17 @@ def evaluate(
     order = {t.key: n for n, t in enumerate(tasks)}
     played_bfcl = bfcl if any(t.suite is Suite.BFCL for t in tasks) else None
     return EvalResult(tasks, seeds, tuple(sorted(items, key=lambda i: order[i.key])), played_bfcl)
+
+
+def episode_seed(task: TaskSpec, seed: int) -> int:
+    """The seed an item's episode plays: a probe's reserved seed (``PROBE_SEED_BASE + seed``), else
+    the item's own.
+
+    >>> from spadework.eval.tasks import Suite
+    >>> episode_seed(TaskSpec(Suite.PROBE, "12-QueueEnv", 8, "..."), 3) - PROBE_SEED_BASE
+    3
+    """
+    return PROBE_SEED_BASE + seed if task.suite is Suite.PROBE else seed
 
 
 def bfcl_item(task: TaskSpec, seed: int, play: EntryPlay) -> ItemResult:

@@ -16,7 +16,7 @@ from spadework.envs import reasoning_gym_env, textarena_env
 from spadework.envs.heldout import import_package
 from spadework.errors import EnvError, UsageError
 from spadework.eval import bfcl_data
-from spadework.rollout.prompt import AgentForm
+from spadework.rollout.prompt import AgentForm, form_of_source
 
 
 class Suite(StrEnum):
@@ -25,6 +25,7 @@ class Suite(StrEnum):
     REASONING_GYM = "reasoning-gym"
     TEXTARENA = "textarena"
     BFCL = "bfcl"
+    PROBE = "probe"
 
 
 @dataclass(frozen=True)
@@ -35,11 +36,13 @@ class TaskSpec:
         suite: where it comes from.
         task: its name in that suite (a reasoning-gym dataset, a textarena game id).
         max_turns: moves an episode gets (1 for reasoning-gym: one answer).
+        source: a probe environment's source (``eval.probe``); None for the other suites.
     """
 
     suite: Suite
     task: str
     max_turns: int
+    source: str | None = None
 
     @property
     def key(self) -> str:
@@ -52,7 +55,10 @@ class TaskSpec:
 
     @property
     def form(self) -> AgentForm:
-        """The agent's instructions: a game for the multi-turn suites, else a puzzle with one answer."""
+        """The agent's instructions: a probe environment's own form, a game for the multi-turn suites,
+        else a puzzle with one answer."""
+        if self.source is not None:
+            return form_of_source(self.source)
         return AgentForm.GAME if self.suite in MULTI_TURN else AgentForm.ANSWER
 
     def to_json(self) -> dict[str, str]:
@@ -94,6 +100,8 @@ def _known(suite: Suite, task: str) -> TaskSpec | None:
     """The spec of ``task`` in ``suite``, or None when the suite does not have it."""
     if suite is Suite.TEXTARENA:
         return TaskSpec(suite, task, textarena_env.GAMES[task]) if task in textarena_env.GAMES else None
+    if suite is Suite.PROBE:
+        return None  # a probe's tasks come from --probe (eval.probe)
     if suite is Suite.BFCL:
         category = task if task.startswith(BFCL_PREFIX) else BFCL_PREFIX + task
         return TaskSpec(suite, category, 1) if category in bfcl_data.CATEGORIES else None
@@ -171,6 +179,8 @@ def require_packages(tasks: Iterable[TaskSpec]) -> None:
         UsageError: one is missing; the message says what to install.
     """
     for suite in dict.fromkeys(t.suite for t in tasks):
+        if suite is Suite.PROBE:  # designed environments: nothing to install
+            continue
         if suite is Suite.BFCL:  # installed apart, without its declared dependencies
             bfcl_data.bfcl_module("utils")
             continue
