@@ -182,7 +182,7 @@ def test_the_bfcl_suite_is_asked_for_by_name_only():
     assert select_tasks(["bfcl"], ["long_context"]) == (TaskSpec(Suite.BFCL, "multi_turn_long_context", 1),)
 
 
-def test_spadework_eval_scores_bfcl_with_limit(tmp_path, monkeypatch):
+def test_spadework_eval_scores_bfcl_with_limit(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(bfcl_play, "step_limit", lambda: 2)  # the scripted fake never stops calling
     config = tmp_path / "config.toml"
     config.write_text('[policy]\nkind = "scripted"\n')
@@ -192,6 +192,8 @@ def test_spadework_eval_scores_bfcl_with_limit(tmp_path, monkeypatch):
     args = parser.parse_args(["eval", "--config", str(config), "--suite", "bfcl", "--task", "base",
                               "--limit", "2", "--out", str(out)])
     assert args.run(args) == 0
+    said = capsys.readouterr().err
+    assert "bfcl/multi_turn_base item 0 (multi_turn_base_" in said and "item 1" in said
     [policy] = json.loads(out.read_text())["policies"]
     assert policy["tasks"]["bfcl/multi_turn_base"]["n"] == 2
     assert [i["entry"] for i in policy["items"]] == [e.id for _, e in drawn("multi_turn_base", [0, 1])]

@@ -10,6 +10,7 @@ under stable names that runs have always written::
     description, scores_nohint, scores_hint, solve_rate_nohint,
     solve_rate_hint, regret, transcripts                       # the final valid attempt only
     regret_low, regret_high, regret_ci, regret_plays           # with those, since regret has an interval
+    play_seeds, last_played, replays                           # once the loop has replayed it ([replay])
 
 ``DesignResult.to_metrics`` writes exactly these keys and ``DesignResult.from_metrics`` reads them
 back, from old archives too; nothing else reads them by name.
@@ -37,6 +38,9 @@ class PlayResult:
         transcripts: one sample episode per arm (``"nohint"``, ``"hint"``) as JSON, None for an arm
             that has none.
         estimate: the regret with its interval; None in archives written before it was kept.
+        seeds: once replayed, the seed of every paired play, aligned with the scores; () before.
+        last_played: once replayed, the last iteration that played it; None before (its design's).
+        replays: how many iterations replayed it; the scores and the estimate pool all its plays.
     """
 
     description: str
@@ -47,6 +51,9 @@ class PlayResult:
     regret: float
     transcripts: dict[str, Any] = field(default_factory=dict)
     estimate: RegretEstimate | None = None
+    seeds: tuple[int, ...] = ()
+    last_played: int | None = None
+    replays: int = 0
 
     @property
     def regret_low(self) -> float | None:
@@ -75,6 +82,11 @@ class PlayResult:
         ([1.0, 0.0], 0.5, 0.5)
         >>> " ".join(sorted(PlayResult("", (), (), 0.0, 0.0, 0.0).to_metrics()))  # no interval: no regret_ci
         'description regret scores_hint scores_nohint solve_rate_hint solve_rate_nohint transcripts'
+        >>> replayed = PlayResult("", (0.0,), (1.0,), 0.0, 1.0, 1.0, seeds=(7,), last_played=3, replays=1)
+        >>> {k: v for k, v in replayed.to_metrics().items() if k in ("play_seeds", "last_played", "replays")}
+        {'play_seeds': [7], 'last_played': 3, 'replays': 1}
+        >>> PlayResult.from_metrics(replayed.to_metrics()) == replayed
+        True
         """
         metrics: dict[str, Any] = {
             "description": self.description,
@@ -88,6 +100,9 @@ class PlayResult:
         if self.estimate is not None:
             metrics.update({"regret_low": self.estimate.regret_low, "regret_high": self.estimate.regret_high,
                             "regret_ci": self.estimate.to_json(), "regret_plays": self.estimate.plays})
+        if self.replays:
+            metrics.update({"play_seeds": list(self.seeds), "last_played": self.last_played,
+                            "replays": self.replays})
         return metrics
 
     @classmethod
@@ -107,8 +122,12 @@ class PlayResult:
         if (scores_nohint is None or scores_hint is None or rates[0] is None or rates[1] is None
                 or regret is None or not isinstance(description, str) or not isinstance(transcripts, dict)):
             return None
+        seeds, last_played, replays = metrics.get("play_seeds"), metrics.get("last_played"), metrics.get("replays")
         return cls(description, scores_nohint, scores_hint, rates[0], rates[1], regret, dict(transcripts),
-                   _estimate(metrics.get("regret_ci")))
+                   _estimate(metrics.get("regret_ci")),
+                   seeds=tuple(seeds) if isinstance(seeds, list) and all(map(_is_int, seeds)) else (),
+                   last_played=last_played if _is_int(last_played) else None,
+                   replays=replays if _is_int(replays) else 0)
 
 
 @dataclass(frozen=True)

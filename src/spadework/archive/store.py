@@ -206,13 +206,18 @@ class Archive:
             return _insert(conn, record)
 
     def commit_iteration(
-        self, iteration: int, records: list[EnvRecord], metrics: dict[str, Any], state: dict[str, Any]
+        self, iteration: int, records: list[EnvRecord], metrics: dict[str, Any], state: dict[str, Any],
+        updates: dict[int, dict[str, Any]] | None = None,
     ) -> list[EnvRecord]:
-        """Store one self-play iteration whole: its environments, metrics and loop state.
+        """Store one self-play iteration whole: its environments, metrics and loop state, and the
+        metrics it changed of environments already stored (``updates``: record id → keys merged
+        as ``update_metrics`` does; replayed environments).
 
         One transaction: after a crash either all of it is there or none of it.
         """
         with self._write() as conn:
+            for id, changed in (updates or {}).items():
+                _merge_metrics(conn, id, changed, self.path)
             stored = [_insert(conn, record) for record in records]
             conn.execute(
                 "INSERT INTO iterations (iteration, finished_at, metrics_json, state_json)"
@@ -335,17 +340,17 @@ class Archive:
         """
         _dumps(metrics, "the metrics")
         with self._write() as conn:
-            row = conn.execute(
-                "SELECT metrics_json FROM environments WHERE id = ?", (id,)
-            ).fetchone()
-            if row is None:
-                raise ArchiveError(f"no environment with id {id} in {self.path}")
-            merged = {**json.loads(row[0]), **metrics}
-            conn.execute(
-                "UPDATE environments SET metrics_json = ? WHERE id = ?",
-                (_dumps(merged, "the metrics"), id),
-            )
+            _merge_metrics(conn, id, metrics, self.path)
         return self.get(id)
+
+
+def _merge_metrics(conn: sqlite3.Connection, id: int, metrics: dict[str, Any], path: Path) -> None:
+    """Merge ``metrics`` into record ``id``'s stored metrics (its keys win) within a transaction."""
+    row = conn.execute("SELECT metrics_json FROM environments WHERE id = ?", (id,)).fetchone()
+    if row is None:
+        raise ArchiveError(f"no environment with id {id} in {path}")
+    merged = {**json.loads(row[0]), **metrics}
+    conn.execute("UPDATE environments SET metrics_json = ? WHERE id = ?", (_dumps(merged, "the metrics"), id))
 
 
 def _insert(conn: sqlite3.Connection, record: EnvRecord) -> EnvRecord:

@@ -41,6 +41,7 @@ from spadework.eval.report import (
     report_json,
     write_report,
 )
+from spadework.eval.runner import ItemResult
 from spadework.eval.tasks import Suite, TaskSpec, require_packages, select_tasks
 
 DEFAULT_SEEDS = 8
@@ -125,7 +126,12 @@ def _say(message: str) -> None:
 def _evaluate(spec: PolicySpec, tasks: tuple[TaskSpec, ...], seeds: tuple[int, ...]) -> PolicyEval:
     _say(f"{spec.name}: {len(tasks)} tasks x {len(seeds)} seeds")
     start = time.perf_counter()
-    played = play_policy(spec, tasks, seeds)
+    def said(item: ItemResult) -> None:
+        verdict = "solved" if item.solved else "not solved"
+        _say(f"{spec.name}: {item.key} item {item.seed} ({item.entry}) {verdict} in "
+             f"{item.figures.get('seconds', 0):.0f} s")
+
+    played = play_policy(spec, tasks, seeds, on_item=said)
     errors = played.result.errors
     note = f"; {errors} environment errors (counted unsolved)" if errors else ""
     _say(f"{spec.name}: done in {time.perf_counter() - start:.1f} s{note}")

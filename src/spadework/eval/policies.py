@@ -30,7 +30,7 @@ from spadework.errors import UsageError
 from spadework.eval.bfcl_play import BfclSettings
 from spadework.eval.probe import ProbeOpener
 from spadework.eval.report import PolicyEval
-from spadework.eval.runner import eval_rollout, evaluate
+from spadework.eval.runner import ItemResult, eval_rollout, evaluate
 from spadework.eval.tasks import Suite, TaskSpec, require_packages
 from spadework.learn.checkpoint import (
     ADAPTER_DIR,
@@ -202,9 +202,10 @@ def load_eval_policy(
 
 
 def play_policy(spec: PolicySpec, tasks: Sequence[TaskSpec], seeds: Sequence[int],
-                build: Callable[[PolicySettings], Policy] = build_policy) -> PolicyEval:
+                build: Callable[[PolicySettings], Policy] = build_policy,
+                on_item: Callable[[ItemResult], None] | None = None) -> PolicyEval:
     """Build ``spec``'s policy, play every (task, seed) item with its config's rollout settings
-    (``eval_rollout``), and close the policy."""
+    (``eval_rollout``), and close the policy; ``on_item`` hears of each BFCL item when it is scored."""
     section = spec.config.eval
     if any(t.suite is Suite.BFCL for t in tasks):  # an entry's function docs alone are 4k-9k tokens
         spec = replace(spec, config=with_context(spec.config, section.bfcl_n_ctx))
@@ -216,7 +217,8 @@ def play_policy(spec: PolicySpec, tasks: Sequence[TaskSpec], seeds: Sequence[int
             if any(t.suite is Suite.PROBE for t in tasks):  # designed code runs in the sandbox
                 require_packages(tasks)
                 opener = ProbeOpener(tasks, stack.enter_context(open_sandbox(spec.config)))
-            result = evaluate(policy, tasks, seeds, eval_rollout(spec.config), opener, bfcl=bfcl)
+            result = evaluate(policy, tasks, seeds, eval_rollout(spec.config), opener, bfcl=bfcl,
+                              on_item=on_item)
     finally:
         policy.close()
     return PolicyEval(spec.name, spec.spec, result)

@@ -8,7 +8,7 @@ item with score 0 (counted in ``EvalResult.errors``), never a crash of the evalu
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -213,6 +213,7 @@ def evaluate(
     rollout: RolloutConfig,
     opener: EnvOpener | None = None,
     bfcl: BfclSettings = DEFAULT_BFCL,
+    on_item: Callable[[ItemResult], None] | None = None,
 ) -> EvalResult:
     """Play every (task, seed) item once, without a hint, and collect the results.
 
@@ -224,6 +225,7 @@ def evaluate(
             replaced by the tasks' own (``held_out_rollout``).
         opener: builds the environments; default ``TaskOpener(tasks)`` (in this process).
         bfcl: how BFCL entries are played (``eval.bfcl_play``): one at a time, after the others.
+        on_item: told each BFCL item as soon as it is scored (entries take minutes on a CPU).
 
     Returns:
         The result, with items in task order, then seed order.
@@ -246,9 +248,11 @@ def evaluate(
     specs = {t.key: t for t in played}
     items = [ItemResult.of(specs[e.env_id], e) for e in episodes]
     for task in (t for t in tasks if t.suite is Suite.BFCL):
-        items += [bfcl_item(task, seed, play_entry(policy, entry, rollout.sampling, bfcl.call_format,
-                                                   bfcl.max_steps))
-                  for seed, entry in drawn(task.task, seeds)]
+        for seed, entry in drawn(task.task, seeds):
+            play = play_entry(policy, entry, rollout.sampling, bfcl.call_format, bfcl.max_steps)
+            items.append(bfcl_item(task, seed, play))
+            if on_item is not None:
+                on_item(items[-1])
     order = {t.key: n for n, t in enumerate(tasks)}
     played_bfcl = bfcl if any(t.suite is Suite.BFCL for t in tasks) else None
     return EvalResult(tasks, seeds, tuple(sorted(items, key=lambda i: order[i.key])), played_bfcl)
