@@ -188,11 +188,12 @@ def test_code_in_a_reply_is_neither_decoded_nor_run(bfcl, entries, tmp_path, mon
     assert "not a call with literal arguments" in injected.error
     with bfcl.EntryWorld(entries["multi_turn_base"][0]) as world:
         results = world.execute(["help()", "open(file='made_by_executor', mode='w')", "os.getcwd()",
-                                 "cd(folder=__name__)", "pwd()"])
-    assert results[:4] == [bfcl.ERROR_PREFIX + reason for reason in (
+                                 "cd(folder=__name__)", "cd(folder=os.environ)", "pwd()"])
+    assert results[:5] == [bfcl.ERROR_PREFIX + reason for reason in (
         "name 'help' is not defined", "name 'open' is not defined", "name 'os' is not defined",
+        "only calls of the listed functions with literal arguments are run",
         "only calls of the listed functions with literal arguments are run")]
-    assert "current_working_directory" in results[4]
+    assert "current_working_directory" in results[5]
     assert list(tmp_path.iterdir()) == []
 
 

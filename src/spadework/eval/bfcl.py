@@ -189,9 +189,13 @@ def _call_tree(call: str) -> ast.Call | None:
         return None
     if not isinstance(tree, ast.Call):
         return None
+    callees = {id(part) for node in ast.walk(tree) if isinstance(node, ast.Call)
+               for part in ast.walk(node.func)}
     for node in ast.walk(tree):
         if not isinstance(node, _CALL_NODES) or (isinstance(node, ast.keyword) and node.arg is None):
             return None
+        if isinstance(node, (ast.Name, ast.Attribute)) and id(node) not in callees:
+            return None  # a name read as a value (os.environ, a global): not a literal
         name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
         if name.startswith("__"):
             return None
