@@ -26,6 +26,7 @@ from spadework.errors import ConfigError
 from spadework.learn.settings import Aggregation, AttemptChoice, ServerKind
 from spadework.policy.settings import PolicyKind
 from spadework.policy.toolcalls import CallFormat
+from spadework.replay import ReplayScore, ReplaySettings
 from spadework.rewards import CONFIDENCE, DesignerReward
 from spadework.rollout import HintStyle
 from spadework.rundir import CONFIG_FILE as CONFIG_FILE  # where a run keeps its config
@@ -197,6 +198,22 @@ class RewardsSection(Section):
                               "regret interval (archive, report, regret_lcb)")
 
 
+class ReplaySection(Section):
+    count: int = Field(0, ge=0, description="archived environments replayed per iteration beside the new "
+                       "designs, each on fresh paired seeds in both arms (0: no replay)")
+    score: ReplayScore = Field(ReplayScore.REGRET, description="what ranks them: regret (the current, pooled "
+                               "regret) or advantage (the mean positive part of the agent's no-hint score "
+                               "minus its mean: p(1-p) for solve rate p)")
+    staleness: float = Field(0.3, ge=0.0, le=1.0, description="weight of the staleness priority (iterations "
+                             "since last played) against the score priority")
+    temperature: float = Field(0.3, gt=0.0, description="rank-based score priority (1/rank)^(1/temperature); "
+                               "smaller: the best-ranked are replayed more")
+
+    def settings(self) -> ReplaySettings:
+        """The loop's replay settings."""
+        return ReplaySettings(self.count, self.score, self.staleness, self.temperature)
+
+
 class DiversitySection(Section):
     embedder: EmbedderKind = Field(EmbedderKind.AUTO, description="auto, minilm (all-MiniLM-L6-v2, offline) "
                                    "or hashing (n-gram counts, no model)")
@@ -242,6 +259,7 @@ class RunConfig(Section):
     sandbox: SandboxSection = SandboxSection()
     rewards: RewardsSection = RewardsSection()
     learn: LearnSection = LearnSection()
+    replay: ReplaySection = ReplaySection()
     diversity: DiversitySection = DiversitySection()
     eval: EvalSection = EvalSection()
     tracking: TrackingSection = TrackingSection()

@@ -2,8 +2,10 @@
 
 An iteration: sample documents → the designer writes environments (with repair
 turns) → the validator judges them in the sandbox → the agent plays each valid one
-on K paired seeds, without and with the hint → regret and rewards → the iteration's
-environments, metrics and loop state are committed to the archive in one transaction.
+on K paired seeds, without and with the hint, and (with ``[replay]``) archived
+environments drawn by priority on fresh seeds → regret and rewards → the iteration's
+environments, metrics, the replayed environments' pooled regret and the loop state are
+committed to the archive in one transaction.
 """
 
 from __future__ import annotations
@@ -34,11 +36,13 @@ from spadework.eval.tasks import TaskSpec
 from spadework.metered import MeteredPolicy
 from spadework.outcomes import (
     DesignOutcome,
+    design_id,
     iteration_metrics,
     outcome_of,
     play_seeds,
     with_designer_advantages,
 )
+from spadework.replay import ReplayPlan, plan_replay
 from spadework.rewards import solve_rate
 from spadework.rollout import Arm, Episode, PlayJob, run_plays
 from spadework.rundir import append_metrics, write_atomically
@@ -126,12 +130,16 @@ class Loop:
         documents = self.draw_documents()
         designs = self.design(iteration, documents)
         design_tokens, design_s = self.policy.take()
-        episodes = self.play(iteration, designs)
+        replays = self.draw_replays(iteration)
+        episodes = self.play(iteration, designs, replays.jobs())
         play_tokens, play_s = self.policy.take()
         outcomes, designer_flat = self.score(designs, episodes)
-        metrics = iteration_metrics(designs, outcomes, episodes, designer_flat)
+        replayed = replays.result(episodes, self.config.rewards.confidence)
+        metrics = iteration_metrics(designs, outcomes, replays.others(episodes), designer_flat)
+        metrics.update(replayed.metrics(len(episodes)))
         if self.trainer is not None:
-            metrics.update(self.trainer.train(designs, outcomes, episodes, designer=not self.pool))
+            metrics.update(self.trainer.train(designs, outcomes, episodes, designer=not self.pool,
+                                              replayed=replayed.outcomes))
         generated, seconds = design_tokens + play_tokens, design_s + play_s
         metrics.update({
             "perf/generated_tokens": float(generated),
@@ -149,7 +157,7 @@ class Loop:
             metrics.update(self.trainer.publish(self.trainer.checkpoint(iteration, state.to_json())))
         metrics.update(self.evaluate_held_out(iteration))
         row = {"iteration": iteration, **metrics}
-        self.archive.commit_iteration(iteration, records, row, state.to_json())
+        self.archive.commit_iteration(iteration, records, row, state.to_json(), replayed.updates())
         append_metrics(self.run_dir, row)
         self.tracker.log(iteration, metrics)
         self.reporter.iteration_done(iteration, metrics)
@@ -164,7 +172,7 @@ class Loop:
         return [(d.id, cut_to_budget(d.text, budget), d.domain) for d in drawn]
 
     def design(self, iteration: int, documents: list[tuple[str, str, str | None]]) -> list[Design]:
-        ids = [f"i{iteration}-d{k}" for k in range(len(documents))]
+        ids = [design_id(iteration, k) for k in range(len(documents))]
         if self.pool:
             return draw_designs(self.pool, len(documents), self.iteration_seed(iteration), ids)
         designer = self.config.designer
@@ -183,13 +191,21 @@ class Loop:
             hint_call=designer.hint_writer,
         )
 
-    def play(self, iteration: int, designs: Sequence[Design]) -> list[Episode]:
+    def draw_replays(self, iteration: int) -> ReplayPlan:
+        """The archived environments this iteration plays again (none when ``replay.count`` is 0)."""
+        run = self.config.run
+        return plan_replay(self.archive.records(valid=True), iteration, self.config.replay.settings(),
+                           run_seed=run.seed, plays=run.plays, draw_seed=self.iteration_seed(iteration))
+
+    def play(self, iteration: int, designs: Sequence[Design],
+             replays: Sequence[PlayJob] = ()) -> list[Episode]:
+        """Both arms of every valid design on its paired seeds, and the replays' jobs, in one batch."""
         jobs = [
             PlayJob(design.design_id, design.final.code or "", seed, arm)
             for index, design in enumerate(designs) if design.valid
             for seed in play_seeds(self.config.run.seed, iteration, index, self.config.run.plays)
             for arm in Arm
-        ]
+        ] + list(replays)
         agent = self.config.agent
         self.reporter.phase(f"iteration {iteration}: playing {len(jobs)} episodes", agent.max_turns)
         rollout = rollout_config(agent, sampling(agent.sampling, self.iteration_seed(iteration)))

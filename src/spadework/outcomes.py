@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -20,6 +21,25 @@ from spadework.rewards import (
     solve_rate,
 )
 from spadework.rollout import Arm, EndReason, Episode
+
+_DESIGN_ID = re.compile(r"i(\d+)-d(\d+)")
+
+
+def design_id(iteration: int, index: int) -> str:
+    """The id of an iteration's ``index``-th design (whose play seeds are ``play_seeds``'s of it).
+
+    >>> design_id(3, 1), design_index(design_id(3, 1))
+    ('i3-d1', (3, 1))
+    >>> design_index("tool-7") is None
+    True
+    """
+    return f"i{iteration}-d{index}"
+
+
+def design_index(design_id: str) -> tuple[int, int] | None:
+    """The iteration and index a ``design_id`` names; None for an id it did not make."""
+    match = _DESIGN_ID.fullmatch(design_id)
+    return None if match is None else (int(match[1]), int(match[2]))
 
 
 def play_seeds(run_seed: int, iteration: int, design_index: int, plays: int) -> list[int]:
@@ -88,9 +108,7 @@ def outcome_of(design: Design, episodes: Sequence[Episode], invalid_penalty: flo
         designer: which figure of the regret a valid design earns (``rewards.designer``).
         confidence: two-sided confidence of the regret's interval (``rewards.confidence``).
     """
-    arms = {arm: sorted((e for e in episodes if e.arm is arm), key=lambda e: e.seed) for arm in Arm}
-    nohint = tuple(e.score for e in arms[Arm.NOHINT])
-    hint = tuple(e.score for e in arms[Arm.HINT])
+    nohint, hint = paired_scores(episodes)
     estimate = regret_estimate(hint, nohint, confidence) if design.valid and nohint else None
     earned = designer_regret(estimate, designer) if estimate is not None else 0.0
     advantages, flat = group_advantages(nohint) if nohint else ([], False)
@@ -101,6 +119,12 @@ def outcome_of(design: Design, episodes: Sequence[Episode], invalid_penalty: flo
                                check_progress(design) if partial_credit else 0.0),
         agent_advantages=tuple(advantages), agent_zero_variance=flat, estimate=estimate,
     )
+
+
+def paired_scores(episodes: Sequence[Episode]) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """The no-hint and the hinted scores of one environment's episodes, each arm in seed order."""
+    arms = {arm: sorted((e for e in episodes if e.arm is arm), key=lambda e: e.seed) for arm in Arm}
+    return tuple(e.score for e in arms[Arm.NOHINT]), tuple(e.score for e in arms[Arm.HINT])
 
 
 def with_designer_advantages(

@@ -201,6 +201,19 @@ def test_update_metrics_merges(tmp_path: Path) -> None:
         assert archive.get(rid).metrics == {"regret": 0.5, "solved": True}
 
 
+def test_commit_iteration_updates_stored_records_in_the_same_transaction(tmp_path: Path) -> None:
+    with Archive.open(tmp_path) as archive:
+        first = fill(archive)[0]
+        new = EnvRecord.new("y = 2", valid_verdict(), "run:i1:d0")
+        archive.commit_iteration(1, [new], {"m": 1.0}, {}, {first.id: {"regret": 0.25, "replays": 1}})
+        assert archive.get(first.id).metrics == {"regret": 0.25, "replays": 1}
+        assert len(archive) == 4 and archive.last_iteration() == (1, {})
+        with pytest.raises(ArchiveError, match="no environment with id 99"):  # all of it, or none
+            archive.commit_iteration(2, [new], {}, {}, {first.id: {"regret": 1.0}, 99: {"x": 1}})
+        assert archive.get(first.id).metrics == {"regret": 0.25, "replays": 1}
+        assert len(archive) == 4 and archive.last_iteration() == (1, {})
+
+
 def test_reopen_keeps_everything(tmp_path: Path) -> None:
     with Archive.open(tmp_path) as archive:
         added = fill(archive)

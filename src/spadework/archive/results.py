@@ -122,12 +122,11 @@ class PlayResult:
         if (scores_nohint is None or scores_hint is None or rates[0] is None or rates[1] is None
                 or regret is None or not isinstance(description, str) or not isinstance(transcripts, dict)):
             return None
-        seeds, last_played, replays = metrics.get("play_seeds"), metrics.get("last_played"), metrics.get("replays")
+        seeds, last, replays = metrics.get("play_seeds"), metrics.get("last_played"), metrics.get("replays")
         return cls(description, scores_nohint, scores_hint, rates[0], rates[1], regret, dict(transcripts),
                    _estimate(metrics.get("regret_ci")),
                    seeds=tuple(seeds) if isinstance(seeds, list) and all(map(_is_int, seeds)) else (),
-                   last_played=last_played if _is_int(last_played) else None,
-                   replays=replays if _is_int(replays) else 0)
+                   last_played=last if _is_int(last) else None, replays=replays if _is_int(replays) else 0)
 
 
 @dataclass(frozen=True)

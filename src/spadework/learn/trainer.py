@@ -54,18 +54,21 @@ class Trainer:
         return cls(learner, base.tokenizer, settings, sync, run_dir, channel)
 
     def samples(self, designs: Sequence[Design], outcomes: Sequence[DesignOutcome],
-                episodes: Sequence[Episode], *, designer: bool = True) -> list[TrainSample]:
+                episodes: Sequence[Episode], *, designer: bool = True,
+                replayed: Sequence[DesignOutcome] = ()) -> list[TrainSample]:
         """This iteration's samples: the designer's (unless frozen, or ``designer`` is False:
-        nothing was designed) and the agent's."""
+        nothing was designed) and the agent's, on the new designs and on the ``replayed``
+        environments (their outcomes: the agent learns from a replay, the designer does not)."""
         limit = self.settings.max_sample_tokens
         designed = (designer_samples(designs, outcomes, self.tokenizer, choice=self.settings.designer_attempt,
                                      max_tokens=limit) if self.settings.designer and designer else [])
-        return designed + agent_samples(outcomes, episodes, self.tokenizer, max_tokens=limit)
+        return designed + agent_samples([*outcomes, *replayed], episodes, self.tokenizer, max_tokens=limit)
 
     def train(self, designs: Sequence[Design], outcomes: Sequence[DesignOutcome],
-              episodes: Sequence[Episode], *, designer: bool = True) -> dict[str, float]:
-        """One update on the iteration's samples; its ``learn/...`` metrics."""
-        samples = self.samples(designs, outcomes, episodes, designer=designer)
+              episodes: Sequence[Episode], *, designer: bool = True,
+              replayed: Sequence[DesignOutcome] = ()) -> dict[str, float]:
+        """One update on the iteration's samples (``samples``); its ``learn/...`` metrics."""
+        samples = self.samples(designs, outcomes, episodes, designer=designer, replayed=replayed)
         if self.channel is not None:
             self.channel.send("update", samples=[s.to_json() for s in samples])
         return self.learner.update(samples)
