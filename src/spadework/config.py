@@ -223,6 +223,8 @@ class DiversitySection(Section):
                                     "this cosine distance")
     collapse_window: int = Field(6, ge=2, description="the collapse alarm rings when this many most "
                                  "recent environments fall into one cluster")
+    cluster_window: int = Field(1000, ge=2, description="diversity/clusters counts the clusters among this "
+                                "many most recent environments (all of them in a smaller run)")
 
 
 class EvalSection(Section):

@@ -24,6 +24,7 @@ from spadework.config import (
 )
 from spadework.diversity import DiversitySettings, DiversityTracker, RunDiversity, run_diversity
 from spadework.diversity.embed import Embedder, make_embedder
+from spadework.diversity.run import INDEX_DIR
 from spadework.errors import ConfigError
 from spadework.learn.settings import LearnerSettings, TrainerSettings
 from spadework.policy import PolicySettings, build_policy
@@ -85,17 +86,21 @@ def diversity_parts(section: DiversitySection) -> tuple[Embedder, DiversitySetti
     """The embedder and thresholds of a ``[diversity]`` section."""
     return make_embedder(section.embedder), DiversitySettings(
         near_duplicate=section.near_duplicate, cluster_distance=section.cluster_distance,
-        collapse_window=section.collapse_window)
+        collapse_window=section.collapse_window, cluster_window=section.cluster_window)
 
 
-def diversity_tracker(config: RunConfig) -> DiversityTracker:
-    return DiversityTracker(*diversity_parts(config.diversity))
+def diversity_tracker(config: RunConfig, run_dir: Path | None = None) -> DiversityTracker:
+    """The loop's diversity measurement; with ``run_dir``, its nearest-neighbour index is saved in
+    ``RUN_DIR/index`` between sessions."""
+    return DiversityTracker(*diversity_parts(config.diversity),
+                            index_dir=None if run_dir is None else Path(run_dir) / INDEX_DIR)
 
 
 def measure_run(run_dir: Path) -> RunDiversity:
     """A run's diversity, measured with the settings of its own config (the defaults without one)."""
     path = Path(run_dir) / CONFIG_FILE
-    return run_diversity(run_dir, *diversity_parts(load_config(path if path.is_file() else None).diversity))
+    return run_diversity(run_dir, *diversity_parts(load_config(path if path.is_file() else None).diversity),
+                         use_logged=True)
 
 
 def tracking_settings(config: RunConfig) -> TrackingSettings:

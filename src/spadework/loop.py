@@ -6,6 +6,11 @@ on K paired seeds, without and with the hint, and (with ``[replay]``) archived
 environments drawn by priority on fresh seeds → regret and rewards → the iteration's
 environments, metrics, the replayed environments' pooled regret and the loop state are
 committed to the archive in one transaction.
+
+Its bookkeeping costs what the iteration's designs cost, not what the archive holds: the memory
+digest and the replay candidates are queries of the archive's summaries, the near-duplicate index
+(``RunNovelty``) and the diversity state (``DiversityTracker``) are kept from one iteration to the
+next, and what they need to start again (sketches, vectors) is committed with each iteration.
 """
 
 from __future__ import annotations
@@ -20,16 +25,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 from spadework.archive import Archive, DesignResult, EnvRecord, PlayResult
 from spadework.config import RunConfig
 from spadework.corpus import CorpusSampler, cut_to_budget
-from spadework.designer import (
-    Design,
-    MemoryDigest,
-    build_digest,
-    checks_with_novelty,
-    design_batch,
-    run_index,
-)
+from spadework.designer import Design, MemoryDigest, build_digest, checks_with_novelty, design_batch
 from spadework.designer.forms import allocate_forms
+from spadework.designer.memory import DEFAULT_BAND
 from spadework.designer.pool import PoolMember, draw_designs
+from spadework.designer.run_novelty import RunNovelty
 from spadework.diversity import DiversityTracker
 from spadework.engines import rollout_config, sampling
 from spadework.eval.tasks import TaskSpec
@@ -42,7 +42,7 @@ from spadework.outcomes import (
     play_seeds,
     with_designer_advantages,
 )
-from spadework.replay import ReplayPlan, plan_replay
+from spadework.replay import ReplayPlan, ReplayScore, plan_replay, replay_candidates
 from spadework.rewards import solve_rate
 from spadework.rollout import Arm, Episode, PlayJob, run_plays
 from spadework.rundir import append_metrics, write_atomically
@@ -119,6 +119,12 @@ class Loop:
     """Held-out tasks played every ``eval.every`` iterations; empty: none."""
     tracker: Tracker = Trackers()
     """Where each committed iteration's metrics also go (TensorBoard, W&B); by default nowhere."""
+    novelty: RunNovelty | None = None
+    """The run's near-duplicate index, kept across iterations; made from the archive when None."""
+
+    def __post_init__(self) -> None:
+        if self.novelty is None:
+            self.novelty = RunNovelty(self.archive, self.config.designer.novelty_threshold)
 
     def iteration_seed(self, iteration: int) -> int:
         """The seed of an iteration's random choices, from the run seed (repeatable runs)."""
@@ -151,13 +157,13 @@ class Loop:
         self.save_episodes(iteration, episodes)
         records = archive_records(iteration, designs, outcomes, episodes)
         if self.diversity is not None:
-            metrics.update(self.diversity.measure(self.archive, records))
+            metrics.update(self.diversity.measure(self.archive, records, iteration))
         state = LoopState(self.sampler.state() if self.sampler else None)
         if self.trainer is not None:  # checkpoint first: a committed iteration always has one
             metrics.update(self.trainer.publish(self.trainer.checkpoint(iteration, state.to_json())))
         metrics.update(self.evaluate_held_out(iteration))
         row = {"iteration": iteration, **metrics}
-        self.archive.commit_iteration(iteration, records, row, state.to_json(), replayed.updates())
+        self.commit(iteration, records, row, state.to_json(), replayed.updates())
         append_metrics(self.run_dir, row)
         self.tracker.log(iteration, metrics)
         self.reporter.iteration_done(iteration, metrics)
@@ -176,9 +182,10 @@ class Loop:
         if self.pool:
             return draw_designs(self.pool, len(documents), self.iteration_seed(iteration), ids)
         designer = self.config.designer
-        records = list(self.archive.records())
-        digest = build_digest(records) if designer.memory else MemoryDigest()
-        novelty = run_index(records, threshold=designer.novelty_threshold)
+        digest = MemoryDigest()
+        if designer.memory:  # the few archived environments it names, not the whole archive
+            digest = build_digest(self.archive.digest_rows(references=2, recent=5, band=DEFAULT_BAND))
+        novelty = self.novelty.batch()
         forms = allocate_forms(designer.forms or {designer.form: 1.0}, len(documents),
                                self.iteration_seed(iteration))
         self.reporter.phase(f"iteration {iteration}: designing", designer.max_attempts)
@@ -193,9 +200,22 @@ class Loop:
 
     def draw_replays(self, iteration: int) -> ReplayPlan:
         """The archived environments this iteration plays again (none when ``replay.count`` is 0)."""
-        run = self.config.run
-        return plan_replay(self.archive.records(valid=True), iteration, self.config.replay.settings(),
+        run, settings = self.config.run, self.config.replay.settings()
+        rows = self.archive.replay_rows(iteration, settings.score is ReplayScore.ADVANTAGE) \
+            if settings.count else []  # a few numbers per candidate, from an index
+        return plan_replay(replay_candidates(rows, iteration), self.archive.get, iteration, settings,
                            run_seed=run.seed, plays=run.plays, draw_seed=self.iteration_seed(iteration))
+
+    def commit(self, iteration: int, records: list[EnvRecord], row: dict[str, Any], state: dict[str, Any],
+               updates: dict[int, dict[str, Any]]) -> None:
+        """The iteration and the rows the next ones need (the new sources' near-duplicate sketches, the
+        diversity vectors) in one transaction; then the kept indexes learn the new ids."""
+        stored = self.archive.commit_iteration(
+            iteration, records, row, state, updates, sketches=self.novelty.sketches(records),
+            vectors=self.diversity.update() if self.diversity is not None else None)
+        self.novelty.committed(stored)
+        if self.diversity is not None:
+            self.diversity.committed(stored)
 
     def play(self, iteration: int, designs: Sequence[Design],
              replays: Sequence[PlayJob] = ()) -> list[Episode]:

@@ -103,6 +103,7 @@ def run(
         engine, trainer = build_engines(config, run_dir, policy)
         metered = MeteredPolicy(engine, on_call=lambda _: reporter.advance(1))
         trackers = Trackers()
+        tracker = diversity_tracker(config, run_dir)
         try:
             trackers = open_trackers(tracking_settings(config), run_dir, config.model_dump(mode="json"),
                                      run_dir.resolve().name)
@@ -112,10 +113,11 @@ def run(
             with open_sandbox(config) as sandbox:
                 pool = load_pool(config.designer.fixed_pool, sandbox)[0] if config.designer.fixed_pool else ()
                 loop = Loop(config, run_dir, metered, sandbox, archive, sampler, reporter, trainer, pool,
-                            diversity_tracker(config), held_out, trackers)
+                            tracker, held_out, trackers)
                 for iteration in range(start, config.run.iterations):
                     loop.run_iteration(iteration)
         finally:
+            tracker.save()
             trackers.close()
             if trainer is not None:
                 trainer.close()

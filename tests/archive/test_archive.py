@@ -230,7 +230,7 @@ def test_schema_and_pragmas(tmp_path: Path) -> None:
     Archive.open(tmp_path).close()
     conn = sqlite3.connect(tmp_path / ARCHIVE_FILE)
     try:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         columns = [row[1] for row in conn.execute("PRAGMA table_info(environments)")]
     finally:
@@ -435,3 +435,64 @@ def test_version_2_archive_gains_the_embedding_cache(tmp_path: Path) -> None:
         many = {f"d{i}": bytes([i % 256]) for i in range(1200)}  # more than one page of keys
         archive.cache_vectors("e", many)
         assert archive.cached_vectors("e", list(many)) == many
+
+
+def played_design(iteration: int, regret: float, name: str = "CountEnv") -> EnvRecord:
+    from spadework.archive import DesignResult, PlayResult
+
+    play = PlayResult("Count.", (0.0, 1.0), (1.0, 1.0), 0.5, 1.0, regret)
+    verdict = Verdict((CheckResult("parse", Outcome.PASSED),), "none", class_name=name)
+    design = DesignResult(iteration, f"i{iteration}-d0", 1, None, "games", True, play=play)
+    return EnvRecord.new(f"x = {iteration}", verdict, f"run:i{iteration}", design=design)
+
+
+def test_every_record_has_a_summary_written_with_it_and_kept_current(tmp_path: Path) -> None:
+    from spadework.archive import EnvSummary
+
+    with Archive.open(tmp_path) as archive:
+        added = fill(archive)
+        first = archive.commit_iteration(0, [played_design(0, 0.5)], {}, {})[0]
+        archive.commit_iteration(1, [played_design(1, 0.25)], {}, {},
+                                 {first.id: {"regret": 1.0, "last_played": 1}})
+        summaries = archive.summaries()
+        assert [s.id for s in summaries] == [r.id for r in archive.records()]
+        assert summaries == [EnvSummary.of(r) for r in archive.records()]
+        assert archive.summaries(ids=[first.id])[0].regret == 1.0  # the replay's update reached it
+        assert archive.summaries(ids=[first.id])[0].last_played == 1
+        assert [s.id for s in archive.summaries(newest=2)] == [first.id, first.id + 1]
+        assert archive.summary_counts() == {"environments": 5, "valid": 4, "designs": 2, "valid_designs": 2,
+                                            "regret_mean": 0.625}
+        assert [row[0] for row in archive.listing(valid=True, limit=2, offset=1)] == [added[2].id, first.id]
+
+
+def test_the_side_rows_go_in_with_the_iteration_or_not_at_all(tmp_path: Path) -> None:
+    from spadework.archive import StoredSketch, VectorUpdate
+
+    record = played_design(0, 0.5)
+    sketches = ("scheme", [StoredSketch(record.content_hash, b"\x01" * 8, 3)])
+    vectors = VectorUpdate("e", ((0, b"\x00" * 8, True),))
+    with Archive.open(tmp_path) as archive:
+        stored = archive.commit_iteration(0, [record], {}, {}, sketches=sketches, vectors=vectors)
+        with pytest.raises(ArchiveError):  # iteration 0 again: nothing of this one is stored
+            archive.commit_iteration(0, [played_design(1, 0.5)], {}, {},
+                                     sketches=("scheme", [StoredSketch("other", b"\x02" * 8, 1)]),
+                                     vectors=VectorUpdate("e", ((0, b"\x01" * 8, False),)))
+        rows = archive.sketch_rows("scheme")
+        assert [(r.id, r.signature, r.size) for r in rows] == [(stored[0].id, b"\x01" * 8, 3)]
+        kept = archive.stored_vectors("e")
+        assert kept.ids.tolist() == [stored[0].id] and kept.near.tolist() == [True]
+        assert archive.vector_counts("e") == (1, 1, 1) and archive.unvectored("e") == []
+
+
+def test_version_3_archive_gains_summaries_for_every_record_with_a_note(tmp_path: Path, capsys) -> None:
+    with Archive.open(tmp_path) as archive:
+        archive.commit_iteration(0, [played_design(0, 0.5), played_design(0, 0.0, "SumEnv")], {}, {})
+        fill(archive)
+    older_archive(tmp_path, 3, "summaries", "sketches", "vectors")
+    capsys.readouterr()
+    with Archive.open(tmp_path) as archive:
+        assert "summarising 5 archived environments once" in capsys.readouterr().err
+        assert [s.id for s in archive.summaries()] == [1, 2, 3, 4, 5]
+        assert [s.id for s in archive.digest_rows(2, 5, (0.15, 0.85))] == [1, 2, 3, 5]  # the valid ones
+    with Archive.open(tmp_path) as archive:
+        assert capsys.readouterr().err == ""  # once

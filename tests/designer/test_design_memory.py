@@ -117,3 +117,39 @@ def test_render_names_every_part():
 def test_digest_round_trips_through_json():
     digest = build_digest(RECORDS)
     assert MemoryDigest.from_json(json.loads(json.dumps(digest.to_json()))) == digest
+
+
+def random_archive(run_dir, seed: int, count: int = 300):
+    """An archive of designs with random plays (some easy, some hard, some invalid, some unplayed,
+    repeated names, NaN figures), committed over many iterations."""
+    import math
+    import random
+
+    from spadework.archive import Archive
+
+    rng = random.Random(seed)
+    names = [f"Env{k}" for k in range(40)]
+    rates = [0.0, 0.1, 0.15, 0.25, 0.5, 0.85, 0.9, 1.0, math.nan]
+    with Archive.open(run_dir) as archive:
+        for iteration in range(count // 10):
+            batch = []
+            for _ in range(10):
+                play = None if rng.random() < 0.1 else PlayResult(
+                    "Play it.", (), (), rng.choice(rates), rng.choice(rates), rng.choice(rates + [0.3, 0.7]))
+                batch.append(record(rng.choice(names), rng.random() < 0.85, iteration, play))
+            archive.commit_iteration(iteration, batch, {}, {})
+        return list(archive.records()), archive
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_digest_of_the_archive_query_is_the_digest_of_every_record(tmp_path, seed):
+    from spadework.archive import Archive
+
+    records, _ = random_archive(tmp_path, seed)
+    with Archive.open(tmp_path, create=False) as archive:
+        for references, recent, band in [(2, 5, (0.15, 0.85)), (4, 3, (0.0, 1.0)), (1, 8, (0.2, 0.6)),
+                                         (0, 0, (0.15, 0.85))]:
+            rows = archive.digest_rows(references, recent, band)
+            assert len(rows) <= references + 3 * recent
+            assert build_digest(rows, references=references, recent=recent, band=band) == \
+                build_digest(records, references=references, recent=recent, band=band)

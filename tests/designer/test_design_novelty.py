@@ -180,3 +180,75 @@ def test_the_run_index_holds_the_tool_forms_example_and_only_its_copies_are_twin
     alone.add("example:prompt-tool", example)
     others = [default_example(DesignForm.ANSWER), default_example(DesignForm.GAME), *EXAMPLES.values()]
     assert all(alone.twin(code) is None for code in others)
+
+
+def variants(count: int, seed: int = 0) -> list[str]:
+    """Sources of many kinds: the scripted designer's families on random topics, the examples, the
+    calibration environments, each sometimes renamed, retuned, padded or grown by a helper."""
+    import random
+    from pathlib import Path
+
+    from spadework.policy import scripted_families
+
+    rng = random.Random(seed)
+    bases = [*EXAMPLES.values(), *(p.read_text() for p in sorted(
+        (Path(scripted_families.__file__).parents[1] / "calibrate" / "envs").glob("*.py")))]
+    makers = [getattr(scripted_families, n) for n in dir(scripted_families) if n.startswith("design_")]
+    words = ["river", "castle", "orbit", "lantern", "harbour", "meadow", "comet", "forge", "glacier"]
+    out = []
+    for k in range(count):
+        if k % 2:
+            code = rng.choice(makers)(f"{rng.choice(words)} {rng.choice(words)}", rng)
+        else:
+            code = rng.choice(bases)
+        if rng.random() < 0.3:
+            code = code.replace("10", str(rng.randrange(2, 99)))
+        if rng.random() < 0.3:
+            code = "import math\nimport re\nfrom collections import deque\n" + code
+        if rng.random() < 0.3:
+            word = rng.choice(words)
+            code += f"\n\ndef helper_{k}(items):\n    return sorted(items)[:{k % 7 + 1}] + ['{word}']\n"
+        out.append(code)
+    return out
+
+
+def test_the_band_lookup_gives_the_answers_of_the_full_scan():
+    """The index scores only the sources that share a band with the new one; on a few hundred
+    archived sources of every kind, and new ones that copy, rename, retune, pad or differ, it
+    finds exactly the twin a scan of every entry finds."""
+    archived, queries = variants(300, seed=1), variants(200, seed=2)
+    index = run_index([])
+    for k, code in enumerate(archived):
+        index.add(k, code, f"Env{k}")
+    queries += [RETUNED, renamed(GUESS, RENAMES), *EXAMPLES.values()]
+    answers = [(index.twin(code), index.scan(code)) for code in queries]
+    assert all(twin == scan for twin, scan in answers)
+    assert sum(twin is not None for twin, _ in answers) > 50 and sum(twin is None for twin, _ in answers) > 10
+
+
+def test_an_overlay_sees_its_parent_and_keeps_its_own_additions():
+    index = NoveltyIndex()
+    index.add(1, GUESS, "NumberGuessEnv")
+    batch = index.overlay()
+    batch.add("i0-d0", EXAMPLES["coin_purse"], "CoinEnv")
+    assert batch.twin(RETUNED)[0] == 1 and batch.twin(EXAMPLES["coin_purse"])[0] == "i0-d0"
+    assert index.twin(EXAMPLES["coin_purse"]) is None and len(batch) == 2 and len(index) == 1
+    assert batch.name(1) == "NumberGuessEnv" and "i0-d0" not in index
+
+
+def test_the_run_index_is_built_from_stored_sketches_and_fills_missing_ones_once(tmp_path):
+    from spadework.archive import Archive
+    from spadework.designer.run_novelty import RunNovelty
+
+    notes: list[str] = []
+    with Archive.open(tmp_path) as archive:
+        first = archive.add(record(GUESS, True, 0))
+        archive.add(record(EXAMPLES["coin_purse"], False, 0))
+        run = RunNovelty(archive, warn=notes.append)
+        assert run.batch().twin(RETUNED)[0] == first.id
+        assert len(notes) == 1 and "indexing 1 archived environments" in notes[0]
+        stored = archive.sketch_rows(run.index.scheme)
+        assert [row.id for row in stored] == [first.id]
+        assert stored[0].signature == run.index.sketch_of(GUESS).to_bytes()
+        again = RunNovelty(archive, warn=notes.append)
+        assert again.batch().twin(RETUNED)[0] == first.id and len(notes) == 1  # no second note

@@ -157,3 +157,144 @@ def test_minilm_puts_a_rethemed_game_closer_than_another_game():
     distances = cosine_distances(rows)
     assert distances[0, 1] < SETTINGS.near_duplicate * 3 < distances[0, 2]
     assert distances[0, 1] < DiversitySettings().cluster_distance < distances[0, 2]
+
+
+def clustered_vectors(count: int, seed: int, dimension: int = 24) -> np.ndarray:
+    """Unit vectors around a few centres, some almost equal (near-duplicates), some far apart."""
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(size=(6, dimension))
+    rows = centres[rng.integers(0, 6, count)] + rng.normal(size=(count, dimension)) * rng.choice(
+        [0.02, 0.3, 1.5], size=(count, 1))
+    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("exact_below", [20_000, 0])
+def test_incremental_measures_agree_with_the_exact_ones(exact_below: int):
+    """Batch by batch, the running-sum score equals the mean over all pairs (to 1e-12 on the rounded
+    vectors, to 1e-7 against the exact measure, which renormalises them), and the
+    near-duplicate rate, clusters and collapse alarm equal the exact measures', with exact
+    nearest-neighbour queries and with usearch's HNSW (``exact_below=0``) alike."""
+    from spadework.diversity.incremental import IncrementalDiversity, quantise
+    from spadework.diversity.measure import collapsed, diversity_score, summarise
+
+    settings = DiversitySettings(near_duplicate=0.05, cluster_distance=0.4, collapse_window=3)
+    vectors = quantise(clustered_vectors(240, seed=3))
+    state = IncrementalDiversity(settings, exact_below=exact_below)
+    done = 0
+    for size in [1, 5, 16, 2, 40, 8, 8, 60, 100]:
+        batch = state.preview(vectors[done:done + size])
+        state.apply(batch, list(range(done, done + size)))
+        done += size
+        exact = summarise(vectors[:done], near_duplicate=0.05, cluster_distance=0.4)
+        metrics = batch.metrics
+        assert metrics["diversity/environments"] == exact.count == done
+        assert metrics["diversity/score"] == pytest.approx(exact.score, abs=1e-7)  # vectors rounded to 2**-24
+        pairs = vectors[:done] @ vectors[:done].T
+        mean_cosine = pairs[np.triu_indices(done, 1)].mean() if done > 1 else 1.0
+        assert metrics["diversity/score"] == pytest.approx(1.0 - mean_cosine, abs=1e-12)  # the identity
+        assert metrics["diversity/near_duplicate_rate"] == exact.near_duplicate_rate
+        assert metrics["diversity/clusters"] == exact.clusters
+        alarm = collapsed(vectors[:done], window=3, cluster_distance=0.4)
+        assert metrics["diversity/collapse"] == float(alarm)
+        expected = diversity_score(vectors[done - size:done]) if size > 1 else 0.0
+        assert metrics["diversity/iteration_score"] == pytest.approx(expected, abs=1e-12)
+    assert state.near.has_ann == (exact_below == 0)
+
+
+def test_clusters_are_counted_in_the_recent_window():
+    from spadework.diversity.incremental import IncrementalDiversity, quantise
+    from spadework.diversity.measure import cluster_labels
+
+    vectors = quantise(clustered_vectors(120, seed=4))
+    state = IncrementalDiversity(DiversitySettings(cluster_window=50, cluster_distance=0.4))
+    state.apply(state.preview(vectors[:100]), list(range(100)))
+    batch = state.preview(vectors[100:])
+    assert batch.metrics["diversity/clusters"] == len(set(cluster_labels(vectors[70:], 0.4)))
+
+
+def test_running_sums_do_not_depend_on_the_order_of_addition():
+    from spadework.diversity.incremental import RunningSums, quantise
+
+    vectors = quantise(clustered_vectors(50, seed=5))
+    one = RunningSums().add(vectors[:20]).add(vectors[20:])
+    other = RunningSums().add(vectors[::-1][:7]).add(vectors[::-1][7:])
+    assert one == other and one.score() == other.score()
+
+
+def test_the_saved_neighbour_index_is_restored_caught_up_or_rebuilt_with_a_note(tmp_path: Path):
+    from spadework.diversity.neighbours import NearIndex
+
+    vectors = clustered_vectors(300, seed=6)
+    path = tmp_path / "vectors.usearch"
+    first = NearIndex(24, exact_below=0)
+    first.add(np.arange(200), vectors[:200], np.zeros(200, bool))
+    first.build()
+    first.save(path)
+    notes: list[str] = []
+    later = NearIndex(24, exact_below=0)  # the archive has 100 more since the save
+    later.add(np.arange(300), vectors, np.zeros(300, bool))
+    later.build(path, notes.append)
+    assert notes == [] and len(later._ann) == 300
+    assert later.within(vectors[250], 1e-6).tolist() == [250]
+    stale = NearIndex(24, exact_below=0)  # another archive: ids the file does not hold
+    stale.add(np.arange(1000, 1100), vectors[:100], np.zeros(100, bool))
+    stale.build(path, notes.append)
+    assert len(notes) == 1 and "rebuilding it once" in notes[0] and len(stale._ann) == 100
+
+
+def test_a_tracker_started_from_the_archive_measures_like_one_that_kept_going(tmp_path: Path):
+    """The loop's diversity state is the archive's: a new tracker (a resumed run) reads the stored
+    vectors and flags and gives the same metrics as the tracker that committed them."""
+    fake = FakeEmbedder(VECTORS)
+    going = DiversityTracker(fake, SETTINGS)
+    with Archive.open(tmp_path) as archive:
+        for iteration, keys in enumerate([["AAA", "BBB"], ["AAA"], ["CCC", "BBB"]]):
+            records = [record(k, iteration) for k in keys]
+            going.measure(archive, records, iteration)
+            stored = archive.commit_iteration(iteration, records, {}, {}, vectors=going.update())
+            going.committed(stored)
+        following = [record("AAA", 3), record("CCC", 3)]
+        assert DiversityTracker(fake, SETTINGS).measure(archive, following, 3) == \
+            going.measure(archive, following, 3)
+        assert archive.vector_counts(fake.name) == (5, 5, 4)  # A, A and B, B have a twin; C has none
+
+
+def test_vectors_missing_from_the_archive_are_measured_once_with_a_note(tmp_path: Path):
+    synthetic_archive(tmp_path)  # committed without vectors, as an older spadework left it
+    notes: list[str] = []
+    tracker = DiversityTracker(FakeEmbedder(VECTORS), SETTINGS, warn=notes.append)
+    with Archive.open(tmp_path, create=False) as archive:
+        metrics = tracker.measure(archive, [record("BBB", 3)], 3)
+        assert len(notes) == 1 and "measuring 5 archived environments" in notes[0]
+        assert metrics["diversity/environments"] == 6.0
+        assert archive.unvectored(tracker.embedder.name) == []
+        tracker.measure(archive, [record("BBB", 3)], 3)
+    assert len(notes) == 1
+
+
+def test_a_large_run_is_mapped_through_an_evenly_spaced_sample(tmp_path: Path, monkeypatch):
+    monkeypatch.setattr("spadework.diversity.run.MAP_POINTS", 3)
+    synthetic_archive(tmp_path)
+    measured = run_diversity(tmp_path, FakeEmbedder(VECTORS), SETTINGS)
+    assert measured.overall.count == 5 and len(measured.points) == 3  # the first, middle and last of five
+    with Archive.open(tmp_path, create=False) as archive:
+        ids = [s.id for s in archive.summaries("valid = 1 AND (iteration < 0 OR final = 1)")]
+    assert [p.record_id for p in measured.points] == [ids[0], ids[2], ids[4]]
+    assert measured.projection == "PCA" and [p.iteration for p in measured.points] == [0, 1, 2]
+
+
+def test_the_report_reads_the_loops_logged_measures(tmp_path: Path):
+    """``measure_run`` (the report's) takes the per-iteration figures the loop logged, when the loop
+    stored every vector: it never measures the run again iteration by iteration."""
+    fake = FakeEmbedder(VECTORS)
+    tracker = DiversityTracker(fake, SETTINGS)
+    with Archive.open(tmp_path) as archive:
+        for iteration, keys in enumerate([["AAA", "BBB"], ["AAA", "AAA"]]):
+            records = [record(k, iteration) for k in keys]
+            row = {**tracker.measure(archive, records, iteration), "diversity/score": 0.123}
+            stored = archive.commit_iteration(iteration, records, row, {}, vectors=tracker.update())
+            tracker.committed(stored)
+    logged = run_diversity(tmp_path, fake, SETTINGS, use_logged=True)
+    assert [s.score for s in logged.per_iteration.values()] == [0.123, 0.123]  # as logged
+    again = run_diversity(tmp_path, fake, SETTINGS)
+    assert again.per_iteration[0].score == 1.0 and again.overall == logged.overall

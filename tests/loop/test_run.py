@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -30,13 +31,23 @@ def scripted(**overrides):
 
 
 def snapshot(run_dir: Path) -> tuple[list, list]:
-    """What a run produced, without timestamps and timings."""
+    """What a run produced, without timestamps and timings: the records (with what the loop keeps
+    beside them: summaries, near-duplicate sketches, diversity vectors and flags) and the metrics."""
     with Archive.open(run_dir, create=False) as archive:
         records = [(r.origin, r.content_hash, r.valid, r.reason, json.dumps(r.metrics, sort_keys=True))
                    for r in archive.records()]
     lines = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
     metrics = [{k: v for k, v in m.items() if not k.startswith("perf/")} for m in lines]
     return records, metrics
+
+
+def side_rows(run_dir: Path) -> list:
+    conn = sqlite3.connect(run_dir / "archive.sqlite")
+    try:
+        return [conn.execute(f"SELECT * FROM {table} ORDER BY 1, 2").fetchall()
+                for table in ("summaries", "sketches", "vectors")]
+    finally:
+        conn.close()
 
 
 @pytest.mark.timeout(120)
@@ -104,6 +115,30 @@ def test_resume_after_a_crash_ends_like_an_uninterrupted_run(tmp_path: Path, cra
     summary = run(config, tmp_path / "broken", resume=True)
     assert summary.iterations == 3
     assert snapshot(tmp_path / "broken") == snapshot(tmp_path / "whole")
+    assert side_rows(tmp_path / "broken") == side_rows(tmp_path / "whole")
+    assert all(side_rows(tmp_path / "whole"))  # the run kept summaries, sketches and vectors
+
+
+@pytest.mark.timeout(180)
+def test_a_resumed_run_whose_indexes_are_gone_rebuilds_them_once_and_ends_the_same(tmp_path: Path,
+                                                                                  crashing_policy, capsys):
+    """Sketches and vectors deleted after a crash (as an older spadework would have left the archive):
+    the resumed run rebuilds them from the archive once, says so, and ends like an uninterrupted run."""
+    config = scripted(**{"run.iterations": 3})
+    run(config, tmp_path / "whole")
+    with pytest.raises(KeyboardInterrupt):
+        run(config, tmp_path / "broken", policy=crashing_policy(calls=9))
+    conn = sqlite3.connect(tmp_path / "broken" / "archive.sqlite")
+    with conn:
+        conn.execute("DELETE FROM sketches")
+        conn.execute("DELETE FROM vectors")
+    conn.close()
+    capsys.readouterr()
+    run(config, tmp_path / "broken", resume=True)
+    printed = capsys.readouterr().out
+    assert printed.count("note: indexing") == 1 and printed.count("note: measuring") == 1
+    assert snapshot(tmp_path / "broken") == snapshot(tmp_path / "whole")
+    assert side_rows(tmp_path / "broken") == side_rows(tmp_path / "whole")
 
 
 @pytest.mark.timeout(180)
@@ -118,7 +153,8 @@ def test_kill_9_loses_nothing_committed_and_repeats_nothing(tmp_path: Path):
         time.sleep(0.05)
     os.kill(process.pid, signal.SIGKILL)
     process.wait()
-    before = snapshot(run_dir)
+    before, kept = snapshot(run_dir), side_rows(run_dir)
+    assert_side_rows_complete(run_dir)
     assert len(before[1]) >= 2
     done = subprocess.run([sys.executable, "-m", "spadework.cli", "run", "--resume", str(run_dir),
                            "--iterations", str(len(before[1]) + 1)], capture_output=True, text=True,
@@ -129,6 +165,25 @@ def test_kill_9_loses_nothing_committed_and_repeats_nothing(tmp_path: Path):
     assert [m["iteration"] for m in after[1]] == list(range(len(before[1]) + 1))
     origins = [origin for origin, *_ in after[0]]
     assert len(origins) == len(set(origins))
+    now = side_rows(run_dir)
+    assert set(kept[0]) <= set(now[0]) and set(kept[1]) <= set(now[1])  # summaries, sketches
+    assert {row[:3] for row in kept[2]} <= {row[:3] for row in now[2]}  # vectors (a later twin flags one)
+    assert_side_rows_complete(run_dir)
+
+
+def assert_side_rows_complete(run_dir: Path) -> None:
+    """Every record has its summary, every valid source its sketch, every measured environment its
+    vector: the side rows are committed with the records, so a kill leaves none behind."""
+    conn = sqlite3.connect(run_dir / "archive.sqlite")
+    try:
+        count = conn.execute("SELECT COUNT(*) FROM environments").fetchone()[0]
+        assert conn.execute("SELECT COUNT(*) FROM summaries").fetchone()[0] == count > 0
+        assert conn.execute("SELECT COUNT(*) FROM environments e WHERE valid = 1 AND NOT EXISTS (SELECT 1 "
+                            "FROM sketches s WHERE s.content_hash = e.content_hash)").fetchone()[0] == 0
+        assert conn.execute("SELECT COUNT(*) FROM summaries s WHERE valid = 1 AND final = 1 AND NOT EXISTS "
+                            "(SELECT 1 FROM vectors v WHERE v.id = s.id)").fetchone()[0] == 0
+    finally:
+        conn.close()
 
 
 def test_bad_corpus_lines_are_skipped(tmp_path: Path):

@@ -20,7 +20,7 @@ from spadework.replay import (
     replay_levels,
     replay_priorities,
 )
-from spadework.replay.priority import rank_priorities, staleness_priorities
+from spadework.replay.priority import rank_priorities, score_ranks, staleness_priorities
 from spadework.validate.verdict import CheckResult, Outcome, Verdict
 
 DRAWS = 4000
@@ -123,3 +123,31 @@ def test_fresh_seeds_skip_every_seed_played_before():
     taken = fresh_seeds(0, 4, level, 3)
     again = ReplayLevel(1, "", "i0-d0", 0, PlayResult("", (), (), 0.0, 0.0, 0.0), taken[:2])
     assert fresh_seeds(0, 4, again, 3)[0] == taken[2]  # the first two are skipped
+
+
+def test_candidates_read_from_the_archive_are_the_levels_of_the_records(tmp_path):
+    """The loop ranks replay candidates from the archive's summaries (a few numbers each) and reads
+    only the drawn records; the candidates are exactly the levels the records would give."""
+    from spadework.archive import Archive
+    from spadework.replay import replay_candidates
+
+    replayed = PlayResult("", (0.0, 1.0, 0.0), (1.0, 1.0, 1.0), 1 / 3, 1.0, 2 / 3, seeds=(4, 5, 6),
+                          last_played=3, replays=1)
+    made = [record(1, 0, 0), record(2, 0, 1, valid=False), record(3, 1, 0, final=False),
+            record(4, 1, 1, play=replayed), record(5, 2, 0), record(6, 4, 0)]
+    with Archive.open(tmp_path) as archive:
+        archive.commit_iteration(0, [replace(r, id=None) for r in made], {}, {})
+        candidates = replay_candidates(archive.replay_rows(4, scores=True), 4)
+        records = list(archive.records())
+    levels = replay_levels(records, 4, run_seed=7)
+    assert candidates.ids.tolist() == [level.record_id for level in levels] == [1, 4, 5]
+    assert candidates.last_played.tolist() == [level.last_played for level in levels]
+    for mode in ReplayScore:
+        assert candidates.scores(mode) == [level.score(mode) for level in levels]
+
+
+def test_ranks_are_counted_by_sorting_as_by_comparing_every_pair():
+    rng = random.Random(5)
+    scores = [rng.choice([0.0, 0.25, 0.5, 1.0, float("nan")]) for _ in range(300)]
+    naive = [1 + sum(1 for other in scores if other > score) for score in scores]
+    assert score_ranks(scores) == naive

@@ -14,6 +14,9 @@ from rich.table import Table
 from spadework.archive.export import export_jsonl, export_parquet
 from spadework.archive.store import Archive
 
+PAGE = 100
+"""Environments per page of ``spadework archive ls``."""
+
 
 def _print(*args: Any, **kwargs: Any) -> None:
     """Rich output on stdout; wide when piped, so tables are not folded into a file."""
@@ -27,7 +30,8 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     ls.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="a run directory")
     ls.add_argument("--valid", action="store_true", default=None, help="valid ones only")
     ls.add_argument("--invalid", dest="valid", action="store_false", help="invalid ones only")
-    ls.add_argument("--limit", type=int, help="at most this many environments (default: all)")
+    ls.add_argument("--limit", type=int, default=PAGE, help=f"environments per page (default {PAGE}; 0: all)")
+    ls.add_argument("--page", type=int, default=1, help="which page, from 1 (oldest first)")
     ls.set_defaults(run=cmd_archive_ls)
     show = verbs.add_parser("show", help="one environment in full")
     show.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="a run directory")
@@ -43,14 +47,22 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
 
 
 def cmd_archive_ls(args: argparse.Namespace) -> int:
+    """One page of the archive (light columns only, so a page of a large archive is quick)."""
+    size, page = (args.limit or None), max(1, args.page)
     with Archive.open(args.run_dir, create=False) as archive:
+        total = archive.count(valid=args.valid)
+        rows = archive.listing(valid=args.valid, limit=size, offset=(page - 1) * (size or 0))
         table = Table(title=f"{archive.path} ({len(archive)} environments)")
         for column in ("id", "created", "class", "valid", "reason", "origin"):
             table.add_column(column, overflow="fold")
-        for record in archive.records(valid=args.valid, limit=args.limit):
-            table.add_row(str(record.id), record.created_at, record.class_name or "",
-                          "yes" if record.valid else "no", record.reason, record.origin)
+        for id, created, name, valid, reason, origin in rows:
+            table.add_row(str(id), created, name or "", "yes" if valid else "no", reason, origin)
         _print(table)
+    pages = -(-total // size) if size else 1
+    if pages > 1:
+        _print(f"page {page} of {pages} ({len(rows)} of {total} environments); next: "
+               f"spadework archive ls {args.run_dir} --page {page + 1}" if page < pages
+               else f"page {page} of {pages} ({len(rows)} of {total} environments)", markup=False)
     return 0
 
 

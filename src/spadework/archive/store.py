@@ -8,63 +8,31 @@ right after. One ``Archive`` may be shared by the threads of a process.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Self
 
+from spadework.archive import side, summary
 from spadework.archive.records import EnvRecord, utc_now
-from spadework.errors import ArchiveError
-from spadework.validate.verdict import Verdict
-
-ARCHIVE_FILE = "archive.sqlite"
-SCHEMA_VERSION = 3
-_PAGE_ROWS = 500
-
-_SCHEMA = (
-    """
-    CREATE TABLE IF NOT EXISTS environments (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        created_at TEXT NOT NULL,
-        origin TEXT NOT NULL,
-        content_hash TEXT NOT NULL,
-        valid INTEGER NOT NULL,
-        class_name TEXT,
-        hint TEXT,
-        reason TEXT NOT NULL,
-        source TEXT NOT NULL,
-        verdict_json TEXT NOT NULL,
-        tolerances_json TEXT NOT NULL,
-        metrics_json TEXT NOT NULL
-    )
-    """,
-    "CREATE INDEX IF NOT EXISTS environments_content_hash ON environments (content_hash)",
-    "CREATE INDEX IF NOT EXISTS environments_valid ON environments (valid)",
-    # version 2: one row per committed self-play iteration, written with its environments
-    """
-    CREATE TABLE IF NOT EXISTS iterations (
-        iteration INTEGER PRIMARY KEY,
-        finished_at TEXT NOT NULL,
-        metrics_json TEXT NOT NULL,
-        state_json TEXT NOT NULL
-    )
-    """,
-    # version 3: a cache of text embeddings (diversity), keyed by embedder and text digest
-    """
-    CREATE TABLE IF NOT EXISTS embeddings (
-        embedder TEXT NOT NULL,
-        text_sha256 TEXT NOT NULL,
-        vector BLOB NOT NULL,
-        PRIMARY KEY (embedder, text_sha256)
-    )
-    """,
+from spadework.archive.schema import (
+    ARCHIVE_FILE,
+    COLUMNS,
+    SCHEMA_VERSION,
+    check_run_dir,
+    prepare,
+    row_to_record,
 )
+from spadework.archive.side import SketchRow, StoredSketch, StoredVectors, VectorUpdate
+from spadework.archive.summary import EnvSummary, ReplayRow
+from spadework.errors import ArchiveError
 
-_COLUMNS = "id, created_at, origin, content_hash, source, verdict_json, metrics_json"
+__all__ = ["ARCHIVE_FILE", "SCHEMA_VERSION", "Archive"]
+
+_PAGE_ROWS = 500
 
 
 def _dumps(value: Any, what: str) -> str:
@@ -75,43 +43,6 @@ def _dumps(value: Any, what: str) -> str:
             f"{what} is not JSON-serialisable ({exc}); "
             "store only numbers, strings, booleans, None, lists and dicts"
         ) from exc
-
-
-def _row_to_record(row: tuple[Any, ...]) -> EnvRecord:
-    rid, created_at, origin, chash, source, verdict_json, metrics_json = row
-    return EnvRecord(
-        id=rid,
-        source=source,
-        verdict=Verdict.from_json(json.loads(verdict_json)),
-        origin=origin,
-        created_at=created_at,
-        content_hash=chash,
-        metrics=json.loads(metrics_json),
-    )
-
-
-def _check_run_dir(run_dir: Path, create: bool) -> Path:
-    """Return the archive path in ``run_dir`` after checking that it can be opened."""
-    path = run_dir / ARCHIVE_FILE
-    if run_dir.exists() and not run_dir.is_dir():
-        raise ArchiveError(f"{run_dir} is a file, not a run directory; pass a directory")
-    if not path.exists():
-        if not create:
-            raise ArchiveError(f"no {ARCHIVE_FILE} in {run_dir}; is this a run directory?")
-        try:
-            run_dir.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise ArchiveError(f"cannot create run directory {run_dir}: {exc}") from exc
-        if not os.access(run_dir, os.R_OK | os.W_OK | os.X_OK):
-            raise ArchiveError(f"run directory {run_dir} is not writable; fix its permissions")
-        return path
-    if not path.is_file():
-        raise ArchiveError(
-            f"{path} is not a regular file; move it away or pass another run directory"
-        )
-    if not os.access(path, os.R_OK | os.W_OK):
-        raise ArchiveError(f"{path} is not readable and writable; fix its permissions")
-    return path
 
 
 class Archive:
@@ -138,13 +69,13 @@ class Archive:
                 is unreadable, not an SQLite database, or from a newer spadework.
         """
         run_dir = Path(run_dir)
-        path = _check_run_dir(run_dir, create)
+        path = check_run_dir(run_dir, create)
         try:
             conn = sqlite3.connect(path, timeout=30.0, check_same_thread=False)
         except sqlite3.Error as exc:
             raise ArchiveError(f"cannot open {path}: {exc}") from exc
         try:
-            _prepare(conn, path)
+            prepare(conn, path)
         except BaseException:
             conn.close()
             raise
@@ -207,11 +138,17 @@ class Archive:
 
     def commit_iteration(
         self, iteration: int, records: list[EnvRecord], metrics: dict[str, Any], state: dict[str, Any],
-        updates: dict[int, dict[str, Any]] | None = None,
+        updates: dict[int, dict[str, Any]] | None = None, *,
+        sketches: tuple[str, Sequence[StoredSketch]] = ("", ()),
+        vectors: VectorUpdate | None = None,
     ) -> list[EnvRecord]:
         """Store one self-play iteration whole: its environments, metrics and loop state, and the
         metrics it changed of environments already stored (``updates``: record id → keys merged
         as ``update_metrics`` does; replayed environments).
+
+        The loop's side rows go in with them: ``sketches`` (a scheme and the near-duplicate
+        sketches of the new valid sources) and ``vectors`` (the diversity batch; its positions
+        index ``records``).
 
         One transaction: after a crash either all of it is there or none of it.
         """
@@ -219,6 +156,9 @@ class Archive:
             for id, changed in (updates or {}).items():
                 _merge_metrics(conn, id, changed, self.path)
             stored = [_insert(conn, record) for record in records]
+            side.put_sketches(conn, sketches[0], sketches[1])
+            if vectors is not None:
+                side.put_vectors(conn, vectors, [r.id or 0 for r in stored])
             conn.execute(
                 "INSERT INTO iterations (iteration, finished_at, metrics_json, state_json)"
                 " VALUES (?, ?, ?, ?)",
@@ -248,11 +188,11 @@ class Archive:
         """
         with self._read() as conn:
             row = conn.execute(
-                f"SELECT {_COLUMNS} FROM environments WHERE id = ?", (id,)
+                f"SELECT {COLUMNS} FROM environments WHERE id = ?", (id,)
             ).fetchone()
         if row is None:
             raise ArchiveError(f"no environment with id {id} in {self.path}")
-        return _row_to_record(row)
+        return row_to_record(row)
 
     def records(
         self, *, valid: bool | None = None, limit: int | None = None
@@ -275,10 +215,10 @@ class Archive:
             params: tuple[Any, ...] = (last,) if valid is None else (last, int(valid))
             with self._read() as conn:
                 cursor = conn.execute(
-                    f"SELECT {_COLUMNS} FROM environments WHERE {where} ORDER BY id LIMIT ?",
+                    f"SELECT {COLUMNS} FROM environments WHERE {where} ORDER BY id LIMIT ?",
                     (*params, size),
                 )
-                page = [_row_to_record(row) for row in cursor]
+                page = [row_to_record(row) for row in cursor]
             yield from page
             if len(page) < size:
                 return
@@ -286,14 +226,25 @@ class Archive:
             if left is not None:
                 left -= len(page)
 
+    def listing(self, *, valid: bool | None = None, limit: int | None = None,
+                offset: int = 0) -> list[tuple[int, str, str | None, bool, str, str]]:
+        """``(id, created_at, class_name, valid, reason, origin)`` of a page of records in id order
+        (no source, verdict or metrics read): ``limit`` records after the first ``offset``."""
+        where, params = ("", ()) if valid is None else ("WHERE valid = ?", (int(valid),))
+        with self._read() as conn:
+            rows = conn.execute(f"SELECT id, created_at, class_name, valid, reason, origin FROM environments "
+                                f"{where} ORDER BY id LIMIT ? OFFSET ?",
+                                (*params, -1 if limit is None else limit, offset)).fetchall()
+        return [(r[0], r[1], r[2], bool(r[3]), r[4], r[5]) for r in rows]
+
     def by_hash(self, content_hash: str) -> list[EnvRecord]:
         """Return every record whose source has ``content_hash``, in id order."""
         with self._read() as conn:
             rows = conn.execute(
-                f"SELECT {_COLUMNS} FROM environments WHERE content_hash = ? ORDER BY id",
+                f"SELECT {COLUMNS} FROM environments WHERE content_hash = ? ORDER BY id",
                 (content_hash,),
             ).fetchall()
-        return [_row_to_record(row) for row in rows]
+        return [row_to_record(row) for row in rows]
 
     def count(self, valid: bool | None = None) -> int:
         """Return how many records there are, or how many valid (True) / invalid (False) ones."""
@@ -327,6 +278,81 @@ class Archive:
             conn.executemany("INSERT OR REPLACE INTO embeddings VALUES (?, ?, ?)",
                              [(embedder, digest, vector) for digest, vector in vectors.items()])
 
+    def summaries(self, where: str = "", params: tuple[Any, ...] = (), *, newest: int | None = None,
+                  ids: Sequence[int] | None = None) -> list[EnvSummary]:
+        """Summaries (``EnvSummary``) in id order: all, those matching an SQL condition over the
+        summary columns, the ``newest`` few, or those of ``ids``."""
+        if ids is not None:
+            pages = [tuple(ids[k:k + _PAGE_ROWS]) for k in range(0, len(ids), _PAGE_ROWS)]
+            return [row for page in pages
+                    for row in self.summaries(f"id IN ({', '.join('?' * len(page))})", page)]
+        with self._read() as conn:
+            if newest is not None:
+                return list(summary.select(conn, where, params, "id DESC", newest))[::-1]
+            return list(summary.select(conn, where, params))
+
+    def summary_counts(self) -> dict[str, Any]:
+        """``environments``, ``valid``, ``designs`` (final attempts), ``valid_designs`` and
+        ``regret_mean`` (of the valid designs' regrets, None when there is none)."""
+        with self._read() as conn:
+            row = conn.execute("SELECT COUNT(*), COALESCE(SUM(valid), 0), COALESCE(SUM(final), 0), "
+                               "COALESCE(SUM(valid * final), 0), AVG(CASE WHEN valid = 1 AND final = 1 "
+                               "THEN regret END) FROM summaries").fetchone()
+        names = ("environments", "valid", "designs", "valid_designs", "regret_mean")
+        return dict(zip(names, row, strict=True))
+
+    def digest_rows(self, references: int, recent: int, band: tuple[float, float]) -> list[EnvSummary]:
+        """The few valid summaries a memory digest names (``summary.digest_rows``), in id order."""
+        with self._read() as conn:
+            return summary.digest_rows(conn, references, recent, band)
+
+    def replay_rows(self, before: int, scores: bool = False) -> list[ReplayRow]:
+        """What replay ranks of each candidate (played final valid designs of earlier iterations);
+        their no-hint scores only when ``scores``."""
+        with self._read() as conn:
+            return summary.replay_rows(conn, before, scores)
+
+    def sketch_rows(self, scheme: str, after: int = 0, limit: int | None = None) -> list[SketchRow]:
+        """The valid records (ids above ``after``; the first ``limit``) whose source has a sketch of
+        ``scheme``, in id order."""
+        with self._read() as conn:
+            return list(side.sketch_rows(conn, scheme, after, -1 if limit is None else limit))
+
+    def unsketched(self, scheme: str, after: int = 0) -> list[tuple[int, str, str]]:
+        """``(id, content_hash, source)`` of the valid records (ids above ``after``) without a sketch."""
+        with self._read() as conn:
+            return side.unsketched(conn, scheme, after)
+
+    def last_id(self) -> int:
+        """The largest record id (0 when empty): records with larger ids were added since."""
+        with self._read() as conn:
+            return side.last_id(conn)
+
+    def put_sketches(self, scheme: str, sketches: Sequence[StoredSketch]) -> None:
+        """Store sketches in one transaction (content-addressed: replacing one is harmless)."""
+        with self._write() as conn:
+            side.put_sketches(conn, scheme, sketches)
+
+    def stored_vectors(self, embedder: str, newest: int | None = None) -> StoredVectors:
+        """The diversity vectors of ``embedder`` (all, or the ``newest`` few), in id order."""
+        with self._read() as conn:
+            return side.stored_vectors(conn, embedder, newest)
+
+    def unvectored(self, embedder: str, after: int = 0) -> list[int]:
+        """Ids (above ``after``) of the run's environments without a vector of ``embedder``."""
+        with self._read() as conn:
+            return side.unvectored(conn, embedder, after)
+
+    def vector_counts(self, embedder: str) -> tuple[int, int, int]:
+        """Measured environments, stored vectors and near-duplicates among them."""
+        with self._read() as conn:
+            return side.vector_counts(conn, embedder)
+
+    def put_vectors(self, update: VectorUpdate) -> None:
+        """Store a batch of vectors keyed by record id, in one transaction."""
+        with self._write() as conn:
+            side.put_vectors(conn, update)
+
     def update_metrics(self, id: int, metrics: dict[str, Any]) -> EnvRecord:
         """Merge ``metrics`` into the stored metrics of record ``id`` in one transaction.
 
@@ -351,6 +377,8 @@ def _merge_metrics(conn: sqlite3.Connection, id: int, metrics: dict[str, Any], p
         raise ArchiveError(f"no environment with id {id} in {path}")
     merged = {**json.loads(row[0]), **metrics}
     conn.execute("UPDATE environments SET metrics_json = ? WHERE id = ?", (_dumps(merged, "the metrics"), id))
+    summary.write_summaries(conn, [row_to_record(conn.execute(
+        f"SELECT {COLUMNS} FROM environments WHERE id = ?", (id,)).fetchone())])
 
 
 def _insert(conn: sqlite3.Connection, record: EnvRecord) -> EnvRecord:
@@ -373,44 +401,6 @@ def _insert(conn: sqlite3.Connection, record: EnvRecord) -> EnvRecord:
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         values,
     )
-    return replace(record, id=cursor.lastrowid)
-
-
-def _not_a_database(exc: sqlite3.Error) -> bool:
-    name = getattr(exc, "sqlite_errorname", "")
-    return name == "SQLITE_NOTADB" or "not a database" in str(exc)
-
-
-def _prepare(conn: sqlite3.Connection, path: Path) -> None:
-    """Set the pragmas, check the schema version and create the schema if it is new."""
-    try:
-        conn.execute("PRAGMA synchronous=FULL")
-        mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-    except sqlite3.Error as exc:
-        if _not_a_database(exc):
-            raise ArchiveError(
-                f"{path} is not an SQLite database ({exc}); "
-                "move it away or pass another run directory"
-            ) from exc
-        raise ArchiveError(f"cannot open {path}: {exc}") from exc
-    if str(mode).lower() != "wal":
-        raise ArchiveError(
-            f"{path} could not be switched to write-ahead logging (got {mode!r}); "
-            "put the run directory on a local file system"
-        )
-    if version > SCHEMA_VERSION:
-        raise ArchiveError(
-            f"{path} has archive schema version {version}, newer than this spadework reads "
-            f"({SCHEMA_VERSION}); upgrade spadework"
-        )
-    if version == SCHEMA_VERSION:
-        return
-    try:
-        with conn:
-            conn.execute("BEGIN IMMEDIATE")
-            for statement in _SCHEMA:
-                conn.execute(statement)
-            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-    except sqlite3.Error as exc:
-        raise ArchiveError(f"cannot create the archive schema in {path}: {exc}") from exc
+    stored = replace(record, id=cursor.lastrowid)
+    summary.write_summaries(conn, [stored])
+    return stored

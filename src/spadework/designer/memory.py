@@ -14,10 +14,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from spadework.archive import EnvRecord, PlayResult
+from spadework.archive import EnvRecord, EnvSummary
 
 DESCRIPTION_CHARS = 160
 """The most characters of a description the digest keeps."""
+
+DEFAULT_BAND = (0.15, 0.85)
+"""Too easy: solved without the hint at least this often (high); too hard: with it at most (low)."""
 
 NO_HISTORY = ("There is no history yet: this is one of the first environments, so any "
               "well-made design that fits the document is welcome.")
@@ -107,50 +110,33 @@ def _names(names: Iterable[str]) -> str:
     return ", ".join(dict.fromkeys(names))
 
 
-def _finite(value: float, default: float) -> float:
-    """``value`` when it is finite, else ``default``.
-
-    >>> _finite(0.0, -1.0), _finite(float("nan"), -1.0)
-    (0.0, -1.0)
-    """
-    return value if math.isfinite(value) else default
-
-
-def _iteration(record: EnvRecord) -> int:
-    """The iteration that designed the record; -1 for records not designed by the loop."""
-    design = record.design
-    return design.iteration if design is not None else -1
-
-
-def _play(record: EnvRecord) -> PlayResult | None:
-    design = record.design
-    return design.play if design is not None else None
-
-
-def _name(record: EnvRecord) -> str:
-    return record.class_name or f"#{record.id}"
-
-
-def _newest_names(records: list[EnvRecord], count: int) -> tuple[str, ...]:
-    """Up to ``count`` distinct names, of the newest records, oldest of them first."""
-    names = list(dict.fromkeys(_name(r) for r in reversed(records)))[:count]
+def _newest_names(rows: list[EnvSummary], count: int) -> tuple[str, ...]:
+    """Up to ``count`` distinct names, of the newest rows, oldest of them first."""
+    names = list(dict.fromkeys(r.name for r in reversed(rows)))[:count]
     return tuple(reversed(names))
 
 
+def _summary(item: EnvRecord | EnvSummary) -> EnvSummary:
+    return item if isinstance(item, EnvSummary) else EnvSummary.of(item)
+
+
 def build_digest(
-    records: Iterable[EnvRecord],
+    records: Iterable[EnvRecord | EnvSummary],
     *,
     references: int = 2,
     recent: int = 5,
-    band: tuple[float, float] = (0.15, 0.85),
+    band: tuple[float, float] = DEFAULT_BAND,
 ) -> MemoryDigest:
     """The digest of archive records (pure: the caller reads the archive).
 
     Only valid records count. They are taken oldest first: in the order given, stably
     sorted by their design's iteration (records not designed by the loop come first).
+    The loop passes only the few summaries the digest can name (``Archive.digest_rows``
+    with the same arguments), which gives the same digest as every record would.
 
     Args:
-        records: archive records; the loop's carry their results as ``record.design``.
+        records: archive records (the loop's carry their results as ``record.design``) or
+            their summaries (``EnvSummary``).
         references: how many reference environments to name: those whose no-hint solve
             rate lies within ``band`` (and that are not too hard), highest positive regret first.
         recent: how many of the latest valid environments to name; also the most names
@@ -167,22 +153,26 @@ def build_digest(
     low, high = band
     if not 0.0 <= low <= high <= 1.0:
         raise ValueError(f"build_digest band must satisfy 0 <= low <= high <= 1, got {band}")
-    valid = sorted((r for r in records if r.valid), key=_iteration)
-    played = [(r, play) for r in valid if (play := _play(r)) is not None]
-    easy = [r for r, play in played if _finite(play.solve_rate_nohint, -1.0) >= high]
-    hard = [r for r, play in played if _finite(play.solve_rate_hint, 2.0) <= low]
+    valid = sorted((r for r in map(_summary, records) if r.valid), key=lambda r: r.iteration)
+    played = [r for r in valid if r.played]
+    easy = [r for r in played if _known(r.solve_nohint, -1.0) >= high]
+    hard = [r for r in played if _known(r.solve_hint, 2.0) <= low]
     hard_ids = {id(r) for r in hard}
-    fitting = [(r, play) for r, play in played if id(r) not in hard_ids and _finite(play.regret, 0.0) > 0.0
-               and low <= _finite(play.solve_rate_nohint, -1.0) <= high]
-    best = sorted(reversed(fitting), key=lambda p: -_finite(p[1].regret, 0.0))[:references]
+    fitting = [r for r in played if id(r) not in hard_ids and _known(r.regret, 0.0) > 0.0
+               and low <= _known(r.solve_nohint, -1.0) <= high]
+    best = sorted(reversed(fitting), key=lambda r: -_known(r.regret, 0.0))[:references]
     return MemoryDigest(
-        references=tuple((_name(r), _description(r), _finite(play.regret, 0.0)) for r, play in best),
-        recent=tuple((_name(r), _description(r)) for r in (valid[-recent:] if recent > 0 else [])),
+        references=tuple((r.name, shorten(r.description), _known(r.regret, 0.0)) for r in best),
+        recent=tuple((r.name, shorten(r.description)) for r in (valid[-recent:] if recent > 0 else [])),
         too_easy=_newest_names(easy, recent),
         too_hard=_newest_names(hard, recent),
     )
 
 
-def _description(record: EnvRecord) -> str:
-    play = _play(record)
-    return shorten(play.description if play is not None else "")
+def _known(value: float | None, default: float) -> float:
+    """A stored figure, or ``default`` when it is missing or not finite.
+
+    >>> _known(0.0, -1.0), _known(None, -1.0), _known(float("nan"), -1.0)
+    (0.0, -1.0, -1.0)
+    """
+    return value if value is not None and math.isfinite(value) else default

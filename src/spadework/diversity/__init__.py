@@ -7,8 +7,9 @@ from spadework.diversity.embed import (
     MiniLMEmbedder,
     make_embedder,
 )
+from spadework.diversity.incremental import DiversitySettings, IncrementalDiversity, RunningSums
 from spadework.diversity.records import DiversitySummary, MapPoint, RunDiversity
-from spadework.diversity.run import DiversitySettings, DiversityTracker, run_diversity
+from spadework.diversity.run import DiversityTracker, run_diversity
 
 __all__ = [
     "DiversitySettings",
@@ -17,9 +18,11 @@ __all__ = [
     "EmbedderKind",
     "FakeEmbedder",
     "HashingEmbedder",
+    "IncrementalDiversity",
     "MapPoint",
     "MiniLMEmbedder",
     "RunDiversity",
+    "RunningSums",
     "make_embedder",
     "run_diversity",
 ]

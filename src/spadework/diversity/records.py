@@ -45,7 +45,8 @@ class RunDiversity:
     Attributes:
         overall: the summary over every valid environment.
         per_iteration: iteration -> summary of the valid environments of iterations up to it.
-        points: the map, one point per valid environment.
+        points: the map: one point per valid environment, or an evenly spaced sample of them in a
+            large run (``spadework.diversity.run.MAP_POINTS``).
         alarms: iterations whose recent designs fell into one cluster (a collapse alarm).
         projection: how the map was made ("t-SNE", "PCA", or "none" for fewer than 3 points).
     """

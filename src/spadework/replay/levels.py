@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from spadework.archive import EnvRecord, PlayResult
+import numpy as np
+
+from spadework.archive import EnvRecord, PlayResult, ReplayRow
 from spadework.outcomes import design_index, play_seeds
 from spadework.replay.priority import ReplayScore, positive_advantage
 
@@ -45,6 +48,58 @@ _SCORES: dict[ReplayScore, Callable[[PlayResult], float]] = {
     ReplayScore.REGRET: lambda play: play.regret,
     ReplayScore.ADVANTAGE: lambda play: positive_advantage(play.scores_nohint),
 }
+
+
+@dataclass(frozen=True)
+class ReplayCandidates:
+    """What the replay distribution needs of every archived environment that can be replayed, as
+    arrays read from the archive's summaries (never a source or a transcript: the full record is
+    read only once it is drawn).
+
+    Attributes:
+        ids: each candidate's archive record, in archive order.
+        regrets: its current regret (NaN when unknown).
+        last_played: the last iteration that played it.
+        scores_nohint: its no-hint scores as stored (JSON), parsed only to rank by advantage.
+    """
+
+    ids: np.ndarray
+    regrets: np.ndarray
+    last_played: np.ndarray
+    scores_nohint: tuple[str, ...]
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def scores(self, mode: ReplayScore) -> list[float]:
+        """Each candidate's replay score under ``mode`` (the same as its level's)."""
+        if mode is ReplayScore.REGRET:
+            return self.regrets.tolist()
+        return [positive_advantage(json.loads(scores)) for scores in self.scores_nohint]
+
+
+def replay_candidates(rows: Iterable[ReplayRow], iteration: int) -> ReplayCandidates:
+    """The candidates ``replay_levels`` would make of the same records, from their summaries
+    (``Archive.replay_rows``: final, valid, played designs of earlier iterations), in archive order.
+
+    >>> from spadework.archive import DesignResult, EnvSummary
+    >>> from spadework.validate.verdict import CheckResult, Outcome, Verdict
+    >>> ok = Verdict((CheckResult("load", Outcome.PASSED),), "none")
+    >>> play = PlayResult("", (0.0,), (1.0,), 0.0, 1.0, 1.0)
+    >>> design = DesignResult(0, "i0-d1", 1, None, None, True, play=play)
+    >>> s = EnvSummary.of(EnvRecord(4, "x = 1", ok, "run", "t", "h", design.to_metrics()))
+    >>> row = ReplayRow(s.id, s.design_id, s.iteration, s.regret, s.last_played, "[0.0]")
+    >>> found = replay_candidates([row], 2)
+    >>> found.ids.tolist(), found.regrets.tolist(), found.last_played.tolist()
+    ([4], [1.0], [0])
+    >>> len(replay_candidates([row], 0))  # only earlier iterations' designs
+    0
+    """
+    kept = [r for r in rows if 0 <= r.iteration < iteration and design_index(r.design_id) is not None]
+    regrets = np.array([r.regret for r in kept], dtype=np.float64)  # None becomes NaN
+    last = np.array([r.iteration if r.last_played is None else r.last_played for r in kept], dtype=np.int64)
+    return ReplayCandidates(np.array([r.id for r in kept], dtype=np.int64), regrets, last,
+                            tuple(r.scores_nohint for r in kept))
 
 
 def replay_levels(records: Iterable[EnvRecord], iteration: int, run_seed: int) -> list[ReplayLevel]:

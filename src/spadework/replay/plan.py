@@ -10,13 +10,13 @@ environment, so its regret estimate and interval sharpen with every replay.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from spadework.archive import EnvRecord, PlayResult
 from spadework.outcomes import DesignOutcome, paired_scores
-from spadework.replay.levels import ReplayLevel, fresh_seeds, replay_levels
+from spadework.replay.levels import ReplayCandidates, ReplayLevel, fresh_seeds, replay_levels
 from spadework.replay.priority import ReplayScore, draw_distinct, replay_priorities
 from spadework.rewards import group_advantages, mean, regret_estimate, solve_rate
 from spadework.rollout import Arm, Episode, PlayJob
@@ -132,12 +132,16 @@ class ReplayResult:
         }
 
 
-def plan_replay(records: Iterable[EnvRecord], iteration: int, settings: ReplaySettings, *, run_seed: int,
-                plays: int, draw_seed: int) -> ReplayPlan:
-    """Draw the iteration's replays from the archive (nothing, without reading it, when ``count`` is 0).
+def plan_replay(candidates: ReplayCandidates, fetch: Callable[[int], EnvRecord], iteration: int,
+                settings: ReplaySettings, *, run_seed: int, plays: int, draw_seed: int) -> ReplayPlan:
+    """Draw the iteration's replays (nothing when ``count`` is 0).
+
+    The distribution covers every candidate (``replay_candidates``: a few numbers each); only the
+    drawn environments' records are read in full (``fetch``, e.g. ``Archive.get``).
 
     Args:
-        records: the archive's records.
+        candidates: the archive's replay candidates (``replay_candidates``), in archive order.
+        fetch: a record by id.
         iteration: the iteration that replays.
         settings: ``[replay]``.
         run_seed: the run's seed (the designs' seeds, and the replays' fresh ones, follow from it).
@@ -146,12 +150,10 @@ def plan_replay(records: Iterable[EnvRecord], iteration: int, settings: ReplaySe
     """
     if settings.count == 0:
         return ReplayPlan(iteration)
-    candidates = replay_levels(records, iteration, run_seed)
-    priorities = replay_priorities([c.score(settings.score) for c in candidates],
-                                   [c.last_played for c in candidates], iteration,
+    priorities = replay_priorities(candidates.scores(settings.score), candidates.last_played, iteration,
                                    staleness=settings.staleness, temperature=settings.temperature)
     drawn = draw_distinct(priorities, settings.count, random.Random(draw_seed))
-    levels = tuple(candidates[i] for i in drawn)
+    levels = tuple(replay_levels([fetch(int(candidates.ids[i])) for i in drawn], iteration, run_seed))
     return ReplayPlan(iteration, levels, tuple(priorities[i] for i in drawn),
                       tuple(fresh_seeds(run_seed, iteration, level, plays) for level in levels),
                       len(candidates), enabled=True)

@@ -20,6 +20,8 @@ import random
 from collections.abc import Sequence
 from enum import StrEnum
 
+import numpy as np
+
 from spadework.rewards import mean
 
 
@@ -58,14 +60,18 @@ def positive_advantage(scores: Sequence[float]) -> float:
 
 
 def score_ranks(scores: Sequence[float]) -> list[int]:
-    """Each score's rank from the highest down, from 1; tied scores share the best rank of the tie.
+    """Each score's rank from the highest down, from 1; tied scores share the best rank of the tie
+    (one more than the number of scores above it; a NaN score has none above it and is above none).
 
     >>> score_ranks([0.2, 0.9, 0.2, 0.0])
     [2, 1, 2, 4]
     >>> score_ranks([])
     []
     """
-    return [1 + sum(1 for other in scores if other > score) for score in scores]
+    values = np.asarray(scores, dtype=np.float64)
+    known = np.sort(values[~np.isnan(values)])
+    above = len(known) - np.searchsorted(known, values, side="right")
+    return np.where(np.isnan(values), 1, 1 + above).tolist()
 
 
 def rank_priorities(scores: Sequence[float], temperature: float) -> list[float]:
@@ -85,7 +91,7 @@ def rank_priorities(scores: Sequence[float], temperature: float) -> list[float]:
     """
     if not temperature > 0:
         raise ValueError(f"the replay temperature must be above 0, got {temperature}")
-    weights = [(1.0 / rank) ** (1.0 / temperature) for rank in score_ranks(scores)]
+    weights = (1.0 / np.array(score_ranks(scores), dtype=np.float64)) ** (1.0 / temperature)
     return _normalised(weights)
 
 
@@ -97,7 +103,7 @@ def staleness_priorities(last_played: Sequence[int], current: int) -> list[float
     >>> staleness_priorities([4, 4], 4)
     [0.5, 0.5]
     """
-    return _normalised([float(max(0, current - last)) for last in last_played])
+    return _normalised(np.maximum(0, current - np.asarray(last_played, dtype=np.int64)).astype(np.float64))
 
 
 def replay_priorities(
@@ -130,14 +136,15 @@ def replay_priorities(
         return []
     by_score = rank_priorities(scores, temperature)
     by_age = staleness_priorities(last_played, current)
-    return [(1.0 - staleness) * s + staleness * c for s, c in zip(by_score, by_age, strict=True)]
+    return ((1.0 - staleness) * np.array(by_score) + staleness * np.array(by_age)).tolist()
 
 
 def draw_distinct(priorities: Sequence[float], count: int, rng: random.Random) -> list[int]:
     """``count`` distinct indices drawn one at a time in proportion to ``priorities`` among those
     not yet drawn (all of them, in drawn order, when ``count`` is not smaller).
 
-    Indices of priority 0 are drawn only after every other one.
+    Indices of priority 0 are drawn only after every other one. Each draw costs one pass over the
+    priorities in numpy (the archive's whole replay distribution, at any size).
 
     >>> draw_distinct([0.0, 1.0, 0.0], 1, random.Random(0))
     [1]
@@ -146,27 +153,26 @@ def draw_distinct(priorities: Sequence[float], count: int, rng: random.Random) -
     >>> draw_distinct([0.5, 0.5], 2, random.Random(3)) == draw_distinct([0.5, 0.5], 2, random.Random(3))
     True
     """
-    left = list(range(len(priorities)))
+    left = np.arange(len(priorities))
+    weights_all = np.asarray(priorities, dtype=np.float64)
     drawn: list[int] = []
-    while left and len(drawn) < count:
-        weights = [priorities[i] for i in left]
-        total = math.fsum(weights)
+    while len(left) and len(drawn) < count:
+        weights = weights_all[left]
+        total = math.fsum(weights.tolist())
         if total <= 0.0:
-            weights, total = [1.0] * len(left), float(len(left))
+            weights, total = np.ones(len(left)), float(len(left))
         point = rng.random() * total
-        picked = max(k for k, weight in enumerate(weights) if weight > 0.0)  # in case rounding leaves some
-        for position, weight in enumerate(weights):
-            point -= weight
-            if point < 0.0:
-                picked = position
-                break
-        drawn.append(left.pop(picked))
+        picked = int(np.searchsorted(np.cumsum(weights), point, side="right"))
+        if picked >= len(left) or weights[picked] <= 0.0:  # rounding at the very end
+            picked = int(np.flatnonzero(weights > 0.0)[-1])
+        drawn.append(int(left[picked]))
+        left = np.delete(left, picked)
     return drawn
 
 
-def _normalised(weights: Sequence[float]) -> list[float]:
-    """``weights`` divided by their sum; uniform when the sum is 0."""
-    total = math.fsum(weights)
+def _normalised(weights: np.ndarray) -> list[float]:
+    """``weights`` divided by their (exactly rounded) sum; uniform when the sum is 0."""
+    total = math.fsum(weights.tolist())
     if total <= 0.0:
-        return [1.0 / len(weights)] * len(weights) if weights else []
-    return [w / total for w in weights]
+        return [1.0 / len(weights)] * len(weights)
+    return (weights / total).tolist()

@@ -46,7 +46,7 @@ def measure_diversity(run_dir: Path, valid: int) -> tuple[RunDiversity | None, s
 def report_sections(run_dir: Path, diversity: RunDiversity | None = None,
                     limits: Limits = DEFAULT_LIMITS) -> list[Section]:
     """The sections of a run's report, in page order (see ``SECTION_IDS``)."""
-    run = load_run(run_dir)
+    run = load_run(run_dir, limits.max_rows)
     note = ""
     if diversity is None:
         diversity, note = measure_diversity(run_dir, run.valid_count)
@@ -57,7 +57,7 @@ def report_sections(run_dir: Path, diversity: RunDiversity | None = None,
         eval_section(load_evals(run_dir), run.metrics),
         *([calibration_section(calibrations)] if calibrations else []),
         map_section(diversity, note),
-        environments_section(run_dir, run.rows, limits),
+        environments_section(run_dir, run.rows, limits, total=run.counts.environments),
     ]
 
 

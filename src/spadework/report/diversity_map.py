@@ -121,6 +121,20 @@ def _legend_html(mode: str, legend: Legend, shown: bool) -> str:
     return f'<div class="legend" data-mode="{mode}"{hidden}><h4>colour: {mode}</h4>{items}</div>'
 
 
+def map_title(shown: int, total: int, projection: str) -> str:
+    """The map's title: how many environments it shows, and of how many.
+
+    >>> map_title(5, 5, "PCA")
+    '5 valid environments (PCA of their embeddings)'
+    >>> map_title(2000, 100000, "t-SNE")
+    '2000 of 100000 valid environments, evenly spaced in archive order (t-SNE of their embeddings)'
+    """
+    if shown >= total:
+        return f"{shown} valid environments ({projection} of their embeddings)"
+    return (f"{shown} of {total} valid environments, evenly spaced in archive order "
+            f"({projection} of their embeddings)")
+
+
 def map_html(diversity: RunDiversity) -> str:
     """The map with its colour-by buttons, legends and the JSON of fills per mode."""
     points = diversity.points
@@ -129,7 +143,7 @@ def map_html(diversity: RunDiversity) -> str:
     scatter = svg_scatter(
         [ScatterPoint(p.x, p.y, fills[first][0][i], point_label(p), {"env": str(p.record_id)})
          for i, p in enumerate(points)],
-        title=f"{len(points)} valid environments ({diversity.projection} of their embeddings)",
+        title=map_title(len(points), diversity.overall.count, diversity.projection),
         x_label="click a point to open the environment")
     buttons = "".join(f'<button type="button" data-mode="{m}" aria-pressed="{str(m == first).lower()}">'
                       f"{m}</button>" for m in COLOUR_MODES)

@@ -32,8 +32,8 @@ class Limits:
         max_messages: messages shown per transcript.
     """
 
-    max_rows: int = 5000
-    max_details: int = 300
+    max_rows: int = 2000
+    max_details: int = 200
     max_code_chars: int = 12_000
     max_message_chars: int = 2_000
     max_messages: int = 16
@@ -270,18 +270,22 @@ def detail_html(record: EnvRecord, limits: Limits) -> str:
     return (f'<div class="env-detail" id="env-{record.id}" hidden>' + "\n".join(parts) + "</div>")
 
 
-def environments_section(run_dir: Path, rows: Sequence[EnvRow], limits: Limits = DEFAULT_LIMITS) -> Section:
-    """The ``environments`` section: the table, then one hidden detail panel per kept environment."""
+def environments_section(run_dir: Path, rows: Sequence[EnvRow], limits: Limits = DEFAULT_LIMITS,
+                         total: int | None = None) -> Section:
+    """The ``environments`` section: the table (a sample: the newest ``limits.max_rows`` of the
+    ``total`` archived, all of ``rows`` by default), then one hidden detail panel per kept environment."""
     title = "Environments"
     if not rows:
         return Section("environments", title, empty("no environments archived yet"))
+    total = len(rows) if total is None else total
     shown = sorted(rows, key=lambda r: r.id)[-limits.max_rows:]
     ids = detail_ids(shown, limits.max_details)
     records = fetch_records(run_dir, ids)
-    note = (f'<p class="note">{len(rows)} environments (every attempt of every design). Click a header to '
+    note = (f'<p class="note">{total} environments (every attempt of every design). Click a header to '
             "sort, a row to see its code, hint, verdict and transcripts.")
-    if len(shown) < len(rows):
-        note += f" The table keeps the {len(shown)} most recent; `spadework archive ls` lists all."
+    if len(shown) < total:
+        note += (f" The table keeps the {len(shown)} most recent; `spadework archive ls RUN_DIR --page N` "
+                 "pages through all.")
     if len(ids) < len(shown):
         note += (f" Details are kept for {len(ids)} of them (highest regret, then most recent); "
                  "`spadework archive show RUN_DIR ID` shows any.")

@@ -43,14 +43,14 @@ def summary(run: RunData) -> list[tuple[str, object]]:
     """The run at a glance, as (term, value) pairs."""
     configured = _configured_iterations(run.config_text)
     done = len(run.metrics)
-    regrets = [r.regret for r in run.rows if r.final and r.valid and r.regret is not None]
+    total, regret = run.counts.environments, run.counts.regret_mean
     items: list[tuple[str, object]] = [
         ("run directory", str(run.run_dir)),
         ("iterations committed", f"{done} of {configured}" if configured is not None else str(done)),
-        ("environments archived", f"{len(run.rows)} (every attempt of every design)"),
-        ("valid", f"{run.valid_count} of {len(run.rows)} attempts; "
+        ("environments archived", f"{total} (every attempt of every design)"),
+        ("valid", f"{run.valid_count} of {total} attempts; "
                   f"{run.valid_designs} of {run.designs} designs"),
-        ("mean regret of valid designs", f"{sum(regrets) / len(regrets):.3f}" if regrets else "–"),
+        ("mean regret of valid designs", f"{regret:.3f}" if regret is not None else "–"),
         ("report written", datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")),
     ]
     if run.skipped_lines:

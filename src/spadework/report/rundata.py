@@ -1,8 +1,9 @@
 """Reading a run directory for the report, without changing it.
 
-Environments are read in two passes: first one light row per environment (no code, no
-transcripts), then the full records of only the few the page shows in detail. So a run with
-many thousands of environments never sits in memory whole.
+Environments are read in two passes: first the light rows of the environments the table shows
+(from the archive's summaries: no code, no transcripts) and counts over all of them, then the full
+records of only the few the page shows in detail. So a run with a hundred thousand environments
+never sits in memory whole, and the page stays a few megabytes.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from spadework.archive import ARCHIVE_FILE, Archive, EnvRecord
+from spadework.archive import ARCHIVE_FILE, Archive, EnvRecord, EnvSummary
 from spadework.errors import ArchiveError, UsageError
 from spadework.rewards import RegretEstimate
 from spadework.rundir import CONFIG_FILE, METRICS_FILE
@@ -60,6 +61,27 @@ class EnvRow:
                           regret_high=number(play.regret_high), confidence=ci_confidence(play.estimate))
         return row
 
+    @classmethod
+    def of_summary(cls, s: EnvSummary) -> EnvRow:
+        """The row of an archived record's summary (the same as ``of`` its record)."""
+        return cls(id=s.id, iteration=s.iteration if s.designed else None, design_id=s.design_id,
+                   attempt=s.attempt, final=s.final, class_name=s.class_name, valid=s.valid, reason=s.reason,
+                   domain=s.domain, regret=number(s.regret), solve_nohint=number(s.solve_nohint),
+                   solve_hint=number(s.solve_hint), regret_low=number(s.regret_low),
+                   regret_high=number(s.regret_high), confidence=number(s.confidence))
+
+
+@dataclass(frozen=True)
+class Counts:
+    """Counts over every archived environment (not only the rows read)."""
+
+    environments: int = 0
+    valid: int = 0
+    designs: int = 0
+    valid_designs: int = 0
+    regret_mean: float | None = None
+    """The mean regret of the valid designs that have one."""
+
 
 @dataclass(frozen=True)
 class RunData:
@@ -70,7 +92,9 @@ class RunData:
         config_text: ``config.toml`` as written at the start, or None when missing.
         metrics: one dict per committed iteration, in iteration order.
         skipped_lines: lines of ``metrics.jsonl`` that were not JSON objects.
-        rows: one row per archived environment, in id order.
+        rows: one row per archived environment, in id order: all of them, or the newest
+            ``max_rows`` (``load_run``).
+        counts: counts over every archived environment.
     """
 
     run_dir: Path
@@ -78,18 +102,19 @@ class RunData:
     metrics: tuple[dict[str, Any], ...]
     skipped_lines: int
     rows: tuple[EnvRow, ...]
+    counts: Counts = Counts()
 
     @property
     def valid_count(self) -> int:
-        return sum(1 for r in self.rows if r.valid)
+        return self.counts.valid
 
     @property
     def designs(self) -> int:
-        return sum(1 for r in self.rows if r.final)
+        return self.counts.designs
 
     @property
     def valid_designs(self) -> int:
-        return sum(1 for r in self.rows if r.final and r.valid)
+        return self.counts.valid_designs
 
 
 def number(value: Any) -> float | None:
@@ -170,8 +195,9 @@ def open_archive(run_dir: Path) -> Archive:
         raise UsageError(f"cannot read the run's archive: {exc}") from exc
 
 
-def load_run(run_dir: Path) -> RunData:
-    """Config text, per-iteration metrics and one light row per environment of ``run_dir``.
+def load_run(run_dir: Path, max_rows: int | None = None) -> RunData:
+    """Config text, per-iteration metrics, counts, and one light row per environment of ``run_dir``
+    (the newest ``max_rows`` of them; all when None).
 
     Raises:
         UsageError: ``run_dir`` is not a run directory, or its archive cannot be read.
@@ -180,8 +206,9 @@ def load_run(run_dir: Path) -> RunData:
     config_text = config_path.read_text(encoding="utf-8", errors="replace") if config_path.is_file() else None
     with open_archive(run_dir) as archive:
         metrics, skipped = read_metrics(run_dir, archive)
-        rows = tuple(EnvRow.of(record) for record in archive.records())
-    return RunData(run_dir, config_text, tuple(metrics), skipped, rows)
+        rows = tuple(EnvRow.of_summary(s) for s in archive.summaries(newest=max_rows))
+        counts = Counts(**archive.summary_counts())
+    return RunData(run_dir, config_text, tuple(metrics), skipped, rows, counts)
 
 
 def fetch_records(run_dir: Path, ids: Iterable[int]) -> dict[int, EnvRecord]:
