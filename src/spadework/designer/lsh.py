@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from spadework.archive.side import Rows
+
 BANDS, ROWS = 42, 3
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -51,32 +53,6 @@ def band_hashes(signatures: np.ndarray, bands: int = BANDS, rows: int = ROWS) ->
                 h = _mix(h ^ signatures[:, band * rows + row])
             out[:, band] = h
     return out
-
-
-class Rows:
-    """A growing 2-D array (amortised appends: its capacity grows by a quarter at a time)."""
-
-    def __init__(self, width: int, dtype):
-        self._data = np.zeros((16, width), dtype=dtype)
-        self._count = 0
-
-    def __len__(self) -> int:
-        return self._count
-
-    @property
-    def view(self) -> np.ndarray:
-        return self._data[:self._count]
-
-    def append(self, rows: np.ndarray) -> None:
-        rows = np.asarray(rows, dtype=self._data.dtype).reshape(-1, self._data.shape[1])
-        need = self._count + len(rows)
-        if need > len(self._data):
-            size = max(need, len(self._data) * 5 // 4)
-            grown = np.zeros((size, self._data.shape[1]), dtype=self._data.dtype)
-            grown[:self._count] = self._data[:self._count]
-            self._data = grown
-        self._data[self._count:need] = rows
-        self._count = need
 
 
 class BandIndex:

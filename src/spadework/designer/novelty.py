@@ -18,7 +18,8 @@ from collections.abc import Iterable
 import numpy as np
 
 from spadework.archive import EnvRecord, SketchRow, content_hash
-from spadework.designer.lsh import BandIndex, Rows
+from spadework.archive.side import Rows
+from spadework.designer.lsh import BandIndex
 from spadework.designer.minhash import (  # noqa: F401  (the module's public names, kept here too)
     Sketch,
     overlap,

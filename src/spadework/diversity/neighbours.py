@@ -15,36 +15,12 @@ from pathlib import Path
 
 import numpy as np
 
+from spadework.archive.side import Rows
+
 EXACT_BELOW = 20_000
 """Environments up to which queries are exact."""
 
 _FIRST_K = 16
-
-
-class Rows:
-    """A growing 2-D array (amortised appends: its capacity grows by a quarter at a time)."""
-
-    def __init__(self, width: int, dtype):
-        self._data = np.zeros((16, width), dtype=dtype)
-        self._count = 0
-
-    def __len__(self) -> int:
-        return self._count
-
-    @property
-    def view(self) -> np.ndarray:
-        return self._data[:self._count]
-
-    def append(self, rows: np.ndarray) -> None:
-        rows = np.asarray(rows, dtype=self._data.dtype).reshape(-1, self._data.shape[1])
-        need = self._count + len(rows)
-        if need > len(self._data):
-            size = max(need, len(self._data) * 5 // 4)
-            grown = np.zeros((size, self._data.shape[1]), dtype=self._data.dtype)
-            grown[:self._count] = self._data[:self._count]
-            self._data = grown
-        self._data[self._count:need] = rows
-        self._count = need
 
 
 class NearIndex:
