@@ -206,7 +206,7 @@ def play_entry(policy: Policy, entry: BfclEntry, sampling: Sampling,
 
 
 def _play_turn(policy: Policy, world: EntryWorld, conversation: list[Message], sampling: Sampling,
-               tools: list[ToolSchema] | None, limit: int, tally: _Tally) -> str:
+               tools: list[ToolSchema] | None, limit: int, tally: _Tally) -> End:
     """One user turn: replies and executions until a reply without calls; how the turn ended."""
     steps: list[list[str]] = []
     while True:
