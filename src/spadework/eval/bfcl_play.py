@@ -23,7 +23,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from spadework.envs.tool_calls import ToolCallError, parse_calls
@@ -152,7 +152,7 @@ def _native_calls(text: str) -> DecodedCalls:
     if not calls:
         return DecodedCalls(ReplyKind.EMPTY)
     positional = sum(1 for call in calls if call.positional)
-    keyword_only = [type(call)(call.name, call.arguments) for call in calls]  # as the leaderboard's decoder
+    keyword_only = [replace(call, positional=()) for call in calls]  # as the leaderboard's decoder
     return DecodedCalls(ReplyKind.CALLS, tuple(str(call) for call in keyword_only), positional)
 
 
