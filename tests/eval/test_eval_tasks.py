@@ -17,7 +17,7 @@ def keys(tasks) -> list[str]:
 
 
 def test_the_defaults_are_six_reasoning_gym_tasks_and_four_games():
-    assert select_tasks() == tuple(t for t in DEFAULT_TASKS if t.suite is not Suite.BFCL)
+    assert select_tasks() == tuple(t for t in DEFAULT_TASKS if t.suite not in (Suite.BFCL, Suite.CODE))
     assert keys(select_tasks(["textarena"])) == ["textarena/GuessTheNumber-v0", "textarena/TowerOfHanoi-v0",
                                                  "textarena/FrozenLake-v0", "textarena/Mastermind-v0"]
     assert [t.max_turns for t in select_tasks(["reasoning-gym"])] == [1] * 6

@@ -1,4 +1,4 @@
-"""Held-out evaluation: reasoning-gym tasks and textarena games the designer never wrote.
+"""Held-out evaluation: reasoning-gym tasks, textarena games, BFCL and HumanEval, none designed here.
 
 ``evaluate(policy, tasks, seeds, rollout)`` plays every (task, seed) item through
 ``run_plays``; ``eval_metrics`` names its accuracies for a run's metrics; ``spadework eval``

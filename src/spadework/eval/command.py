@@ -7,6 +7,7 @@ Usage::
     spadework eval --policy base --policy runs/run-1/checkpoints/iteration-0004 --seeds 16
     spadework eval --suite textarena --task TowerOfHanoi-v0 --max-turns 20 --json
     spadework eval --suite bfcl --task multi_turn_base --limit 20   # BFCL v4 multi-turn, offline
+    spadework eval --suite code --seeds 40                           # HumanEval, run in the sandbox
     spadework eval --suite probe --probe runs/run-1 --policy base --policy runs/run-2
 
 Every policy plays every (task, seed) item once, without a hint, greedily (temperature 0).
@@ -50,7 +51,7 @@ MAX_POLICIES = 2
 
 def add_parser(commands: Any) -> argparse.ArgumentParser:
     """Register ``spadework eval`` on the CLI's subparsers object (``add_subparsers()``)."""
-    parser = commands.add_parser("eval", help="held-out accuracy: reasoning-gym, textarena games, BFCL",
+    parser = commands.add_parser("eval", help="held-out accuracy: reasoning-gym, textarena games, BFCL, HumanEval",
                                  description="Held-out accuracy of one policy, or of two compared on "
                                  "the same items.")
     parser.add_argument("--policy", action="append", metavar="SPEC",

@@ -214,7 +214,7 @@ def play_policy(spec: PolicySpec, tasks: Sequence[TaskSpec], seeds: Sequence[int
     try:
         with ExitStack() as stack:
             opener = None
-            if any(t.suite is Suite.PROBE for t in tasks):  # designed code runs in the sandbox
+            if any(t.suite in (Suite.PROBE, Suite.CODE) for t in tasks):  # unreviewed code: the sandbox
                 require_packages(tasks)
                 opener = ProbeOpener(tasks, stack.enter_context(open_sandbox(spec.config)))
             result = evaluate(policy, tasks, seeds, eval_rollout(spec.config), opener, bfcl=bfcl,

@@ -71,11 +71,12 @@ class ProbeOpener:
 
     Args:
         tasks: the held-out tasks the ``TaskOpener`` may open.
-        sandbox: where probe sources run (``Sandbox`` or a fake with ``open(source)``).
+        sandbox: where probe sources and a code task's programs run (``Sandbox`` or a fake with
+            ``open(source)`` and ``run(source, timeout_s)``).
     """
 
     def __init__(self, tasks: Sequence[TaskSpec], sandbox: Any):
-        self.held_out = TaskOpener([t for t in tasks if t.suite is not Suite.PROBE])
+        self.held_out = TaskOpener([t for t in tasks if t.suite is not Suite.PROBE], sandbox)
         self.sandbox = sandbox
 
     def open(self, source: str) -> Any:

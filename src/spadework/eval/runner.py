@@ -17,6 +17,7 @@ from spadework.engines import rollout_config
 from spadework.envs.contract import MAX_TURNS_LIMIT
 from spadework.errors import UsageError
 from spadework.eval.bfcl_play import BfclSettings, EntryPlay, drawn, play_entry
+from spadework.eval.code import MAX_TOKENS as MAX_CODE_TOKENS
 from spadework.eval.probe import PROBE_SEED_BASE
 from spadework.eval.stats import wilson_interval
 from spadework.eval.tasks import Suite, TaskOpener, TaskSpec, require_packages
@@ -242,11 +243,9 @@ def evaluate(
     if opener is None:
         require_packages(tasks)
         opener = TaskOpener(played)
-    jobs = [PlayJob(t.key, t.source or t.key, episode_seed(t, seed), Arm.NOHINT, t.form)
-            for t in played for seed in seeds]
-    episodes = run_plays(policy, opener, jobs, held_out_rollout(rollout, played)) if jobs else []
-    specs = {t.key: t for t in played}
-    items = [ItemResult.of(specs[e.env_id], e) for e in episodes]
+    code = [t for t in played if t.suite is Suite.CODE]  # replies of their own length
+    items = [*play_items(policy, opener, [t for t in played if t not in code], seeds, rollout),
+             *play_items(policy, opener, code, seeds, code_rollout(rollout))]
     for task in (t for t in tasks if t.suite is Suite.BFCL):
         for seed, entry in drawn(task.task, seeds):
             play = play_entry(policy, entry, rollout.sampling, bfcl.call_format, bfcl.max_steps)
@@ -256,6 +255,29 @@ def evaluate(
     order = {t.key: n for n, t in enumerate(tasks)}
     played_bfcl = bfcl if any(t.suite is Suite.BFCL for t in tasks) else None
     return EvalResult(tasks, seeds, tuple(sorted(items, key=lambda i: order[i.key])), played_bfcl)
+
+
+def play_items(policy: Policy, opener: EnvOpener, tasks: Sequence[TaskSpec], seeds: Sequence[int],
+               rollout: RolloutConfig) -> list[ItemResult]:
+    """Every (task, seed) item of ``tasks`` played together through ``run_plays``, without a hint."""
+    jobs = [PlayJob(t.key, t.source or t.key, episode_seed(t, seed), Arm.NOHINT, t.form)
+            for t in tasks for seed in seeds]
+    if not jobs:
+        return []
+    specs = {t.key: t for t in tasks}
+    episodes = run_plays(policy, opener, jobs, held_out_rollout(rollout, tasks))
+    return [ItemResult.of(specs[e.env_id], e) for e in episodes]
+
+
+def code_rollout(rollout: RolloutConfig) -> RolloutConfig:
+    """``rollout`` with replies of at least ``code.MAX_TOKENS`` new tokens, for the code suite.
+
+    >>> code_rollout(RolloutConfig(sampling=Sampling(max_tokens=384))).sampling.max_tokens
+    768
+    """
+    if rollout.sampling.max_tokens >= MAX_CODE_TOKENS:
+        return rollout
+    return replace(rollout, sampling=replace(rollout.sampling, max_tokens=MAX_CODE_TOKENS))
 
 
 def episode_seed(task: TaskSpec, seed: int) -> int:

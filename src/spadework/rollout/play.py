@@ -46,6 +46,9 @@ MESSAGE_OVERHEAD_TOKENS = 5
 """Tokens a chat template adds around each message (ChatML: start, role, newline, end, newline)."""
 MAX_TOOLS_CHARS = 16_000
 """Most characters of JSON a tool world's schemas may take (they are in every prompt)."""
+MAX_CODE_CHARS = 16_000
+"""Most characters of a code task's reply it is given (a whole function with its docstring
+repeated passes ``MAX_ACTION_CHARS``; code tasks are held-out tasks, never designed code)."""
 
 T = TypeVar("T")
 
@@ -196,6 +199,9 @@ class _Play:
         if self.form is AgentForm.TOOL:
             self.action, understood = tool_action(completion.text)
             self.unboxed += not understood
+            return
+        if self.form is AgentForm.CODE:  # the task reads the code out of the whole reply
+            self.action = completion.text.strip()[:MAX_CODE_CHARS]
             return
         command = extract_command(completion.text)
         if command is None:

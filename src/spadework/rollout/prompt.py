@@ -18,12 +18,14 @@ class AgentForm(StrEnum):
     ``game``: one move per turn over several turns;
     ``tool``: a tool world (call its tools, read the results and errors, call again; box the
     answer when the task asks a question). Its tools reach the policy with the conversation and
-    the world's replies are ``Role.TOOL`` messages.
+    the world's replies are ``Role.TOOL`` messages;
+    ``code``: a function to write (the whole reply is played: the task finds the code in it).
     """
 
     ANSWER = "answer"
     GAME = "game"
     TOOL = "tool"
+    CODE = "code"
 
 
 class HintStyle(StrEnum):

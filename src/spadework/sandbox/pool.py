@@ -10,6 +10,7 @@ from spadework.sandbox.config import Isolation, SandboxConfig
 from spadework.sandbox.env import InProcessEnv, SandboxedEnv
 from spadework.sandbox.isolation import choose_isolation
 from spadework.sandbox.process import WorkerProcess
+from spadework.sandbox.program import ProgramRun, run_in_process, run_in_worker
 
 
 class Sandbox:
@@ -78,6 +79,11 @@ class Sandbox:
             worker.kill()
             raise
 
+    def run(self, source: str, timeout_s: float | None = None) -> ProgramRun:
+        """Run the program ``source`` to its end in a worker of its own (``sandbox.program``);
+        ``timeout_s`` defaults to the config's ``call_timeout_s``."""
+        return run_in_worker(self.worker(), source, timeout_s or self.config.call_timeout_s)
+
     def close(self) -> None:
         """Kill every waiting worker. Environments already opened stay theirs to close."""
         self._closed.set()
@@ -107,6 +113,10 @@ class InProcessSandbox:
 
     def open(self, source: str) -> InProcessEnv:
         return InProcessEnv(source, self.config)
+
+    def run(self, source: str, timeout_s: float | None = None) -> ProgramRun:
+        """The program run in this process: no limit, no timeout (trusted code only)."""
+        return run_in_process(source)
 
     def close(self) -> None:
         pass

@@ -95,6 +95,7 @@ class WorkerProcess:
             self._cleanup()
             raise SandboxError(f"cannot start a sandbox worker ({command[0]}): {exc}") from exc
         self.dead: str | None = None
+        self.waiting_s = config.start_timeout_s
         try:
             ready = self.receive(config.start_timeout_s, "start")
         except EnvError:  # the sandbox failed, not an environment: no environment ran yet
@@ -121,6 +122,7 @@ class WorkerProcess:
 
     def receive(self, timeout_s: float, what: str) -> dict[str, Any]:
         deadline = time.monotonic() + timeout_s
+        self.waiting_s = timeout_s
         header = self._read(HEADER.size, deadline, what)
         (size,) = HEADER.unpack(header)
         if size > self.config.max_message_bytes:
@@ -144,7 +146,7 @@ class WorkerProcess:
         while remaining:
             left = deadline - time.monotonic()
             if left <= 0 or not select.select([fd], [], [], left)[0]:
-                self.kill(f"{what} did not answer within {self._timeout_of(what)} s")
+                self.kill(f"{what} did not answer within {self.waiting_s} s")
                 raise EnvTimeout(self.dead)
             chunk = os.read(fd, min(remaining, 1 << 20))
             if not chunk:
@@ -154,10 +156,6 @@ class WorkerProcess:
             chunks.append(chunk)
             remaining -= len(chunk)
         return b"".join(chunks)
-
-    def _timeout_of(self, what: str) -> float:
-        limits = {"start": self.config.start_timeout_s, "load": self.config.load_timeout_s}
-        return limits.get(what, self.config.call_timeout_s)
 
     def _exit_status(self) -> str:
         try:

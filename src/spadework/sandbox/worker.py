@@ -1,4 +1,4 @@
-"""The sandbox worker: serves one environment over the protocol, then dies.
+"""The sandbox worker: serves one environment (or runs one program) over the protocol, then dies.
 
 Standard library only; started by the caller as
 ``python -I -S -B worker.py RUNTIME_DIR CONFIG_JSON``, inside bubblewrap when it can
@@ -11,10 +11,13 @@ from __future__ import annotations
 import builtins
 import importlib
 import json
+import linecache
 import os
 import resource
 import sys
 import traceback
+
+PROGRAM_FILENAME = "<program>"
 
 
 def take_protocol_fds() -> tuple[int, int]:
@@ -108,6 +111,11 @@ class Worker:
 
     def handle(self, request: dict):
         op = request["op"]
+        if op == "run":  # a program of its own (``sandbox.program``): it passes when it ends
+            source = request["source"]
+            linecache.cache[PROGRAM_FILENAME] = (len(source), None, source.splitlines(True), PROGRAM_FILENAME)
+            exec(compile(source, PROGRAM_FILENAME, "exec"), {"__name__": "__program__"})
+            return "finished"
         if op == "load":
             self.env = self.load(request["source"], self.default_max_turns)
             return {"class_name": self.env.class_name, "max_turns": self.env.max_turns}
@@ -146,7 +154,7 @@ def describe_exception(exc: BaseException) -> dict:
     """The exception's type, message and the deepest line of environment code it passed."""
     where = ""
     for frame in traceback.extract_tb(exc.__traceback__):
-        if frame.filename == "<environment>":
+        if frame.filename in ("<environment>", PROGRAM_FILENAME):
             where = f"line {frame.lineno}, in {frame.name}: {(frame.line or '').strip()}"
     try:
         message = str(exc)[:500]
