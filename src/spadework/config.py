@@ -102,7 +102,8 @@ class CorpusSection(Section):
 class DesignerSection(Section):
     form: DesignForm = Field(DesignForm.ANSWER, description="answer: a puzzle with one answer (AnswerEnv); "
                              "game: any environment, games of several moves included; tool: a world of "
-                             "records changed through tool calls (ToolWorld)")
+                             "records changed through tool calls (ToolWorld); records: a tool world "
+                             "declared as data (DeclaredWorld)")
     forms: dict[DesignForm, float] = Field(default_factory=dict, description="forms mixed by weight, e.g. "
                                            "{answer = 0.5, tool = 0.5}: each iteration's designs are shared "
                                            "out in these proportions (empty: every design gets `form`)")

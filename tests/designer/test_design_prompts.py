@@ -183,6 +183,7 @@ def test_templates_are_package_files():
     (DesignForm.ANSWER, "AnswerEnv", "TrainArrivalEnv(AnswerEnv)"),
     (DesignForm.GAME, "TextEnv", "CodeLockEnv(TextEnv)"),
     (DesignForm.TOOL, "ToolWorld, call", "ClinicBookingEnv(ToolWorld)"),
+    (DesignForm.RECORDS, "DeclaredWorld", "ClinicBookingEnv(DeclaredWorld)"),
 ])
 def test_each_prompt_example_is_valid_and_keeps_everything_in_its_class(form, imported, declared):
     from spadework.sandbox import InProcessSandbox

@@ -32,3 +32,20 @@ def test_a_run_shares_the_designs_out_by_weight_and_archives_their_forms(tmp_pat
     for row in rows:
         assert {f"{name}/{form}" for name in FORM_METRICS for form in ("answer", "game")} <= set(row)
         assert not any(name.endswith("/tool") for name in row)
+
+
+@pytest.mark.timeout(120)
+def test_a_run_with_the_records_form_archives_declared_tool_worlds_that_are_played_with_tools(tmp_path: Path):
+    config = load_config(None, {"policy.kind": "scripted", "run.iterations": 1, "run.designs": 4,
+                                "run.plays": 1, "sandbox.pool_size": 2, "designer.max_attempts": 2,
+                                "designer.forms": {"answer": 0.5, "records": 0.5}})
+    run(config, tmp_path / "run")
+    with Archive.open(tmp_path / "run", create=False) as archive:
+        declared = [r for r in archive.records(valid=True) if "(DeclaredWorld)" in r.source]
+    assert declared
+    [row] = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
+    assert row["design/valid_rate/records"] > 0
+    lines = (tmp_path / "run/episodes/iteration-0000.jsonl").read_text().splitlines()
+    episodes = [json.loads(line) for line in lines]
+    tool_episodes = [e for e in episodes if e.get("tools")]
+    assert tool_episodes and all(any(m["role"] == "tool" for m in e["messages"]) for e in tool_episodes)

@@ -35,6 +35,10 @@ class DesignForm(StrEnum):
     TOOL = "tool"
     """A tool world (``ToolWorld``): records drawn from the document, tools that query and change
     them, and a task that needs several dependent calls; the base class checks the goal."""
+    RECORDS = "records"
+    """A tool world declared as data (``DeclaredWorld``): collections, their fields' values and the
+    kinds of task; the base class draws records, tasks, solution and hint. The tool form small
+    models get right."""
 
 ANY_TOPIC = "(Any topic you like.)"
 """The document of the example turn when the caller gives its own example."""

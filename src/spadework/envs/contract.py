@@ -52,11 +52,11 @@ ANSWERENV_METHODS = ("new_episode", "hint")
 TOOLENV_METHODS = ("new_episode", "solution", "hint")
 """Methods a subclass of ``ToolEnv`` or ``ToolWorld`` (a task done by calling tools) writes."""
 
-TOOL_BASES = frozenset({"ToolEnv", "ToolWorld"})
+TOOL_BASES = frozenset({"ToolEnv", "ToolWorld", "DeclaredWorld"})
 """The base classes of tool-use environments."""
 
 BASE_CLASS_METHODS = {"TextEnv": TEXTENV_METHODS, "AnswerEnv": ANSWERENV_METHODS,
-                      "ToolEnv": TOOLENV_METHODS, "ToolWorld": TOOLENV_METHODS}
+                      "ToolEnv": TOOLENV_METHODS, "ToolWorld": TOOLENV_METHODS, "DeclaredWorld": ()}
 """The base classes of ``spadework.envs``, and what a subclass of each writes itself."""
 
 ALLOWED_MODULES = frozenset({
@@ -80,7 +80,7 @@ COMMON_NAMES = {
     "field": "dataclasses", "Any": "typing", "Dict": "typing", "List": "typing",
     "Optional": "typing", "Set": "typing", "Tuple": "typing", "TextEnv": "spadework.envs",
     "AnswerEnv": "spadework.envs", "ToolEnv": "spadework.envs", "ToolWorld": "spadework.envs",
-    "tool": "spadework.envs",
+    "DeclaredWorld": "spadework.envs", "tool": "spadework.envs", "call": "spadework.envs",
 }
 """Names the loader supplies, from these modules, when the code uses them without importing them."""
 

@@ -51,7 +51,7 @@ MAX_POLICIES = 2
 
 def add_parser(commands: Any) -> argparse.ArgumentParser:
     """Register ``spadework eval`` on the CLI's subparsers object (``add_subparsers()``)."""
-    parser = commands.add_parser("eval", help="held-out accuracy: reasoning-gym, textarena games, BFCL, HumanEval",
+    parser = commands.add_parser("eval", help="held-out accuracy: reasoning-gym, textarena, BFCL, HumanEval",
                                  description="Held-out accuracy of one policy, or of two compared on "
                                  "the same items.")
     parser.add_argument("--policy", action="append", metavar="SPEC",

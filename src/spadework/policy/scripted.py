@@ -10,7 +10,7 @@ a short thought and ``\boxed{command}``, played well when the first user message
 
 A conversation given tools (or holding tool results) is a tool world: the reply is a thought
 and one tool call (``scripted_tools``). A design conversation that mentions ``ToolWorld`` gets
-the tool world family.
+the tool world family, one that mentions ``DeclaredWorld`` a declared world.
 
 Replies depend only on the conversation's text, the policy's seed and the sampling seed
 (never on global random state or on earlier calls), so runs repeat exactly; the sampling
@@ -36,7 +36,15 @@ from spadework.policy.base import (
     tools_per_conversation,
 )
 from spadework.policy.scripted_families import FAMILIES, AgentView
-from spadework.policy.scripted_tools import STOCK, design_stock, is_tool_design, tool_agent_reply
+from spadework.policy.scripted_tools import (
+    DECLARED,
+    STOCK,
+    design_declared,
+    design_stock,
+    is_declared_design,
+    is_tool_design,
+    tool_agent_reply,
+)
 
 DESIGNER_MARKER = "environment designer"
 """A system message containing this phrase makes a conversation a designer conversation."""
@@ -110,7 +118,10 @@ def designer_reply(conversation: Conversation, seed: int = 0, sample: int | None
     topic = topic_word(document, rng)
     family = FAMILIES[rng.randrange(len(FAMILIES))]
     name, design = family.name, family.design
-    if is_tool_design([m.content for m in conversation]):
+    texts = [m.content for m in conversation]
+    if is_declared_design(texts):
+        name, design = DECLARED, design_declared
+    elif is_tool_design(texts):
         name, design = STOCK, design_stock
     code = design(topic, rng)
     refusal = document if sample is None else f"{document}\x00{sample}"

@@ -1,6 +1,7 @@
 """The scripted fake's tool worlds: the one it designs, and how it calls tools.
 
-The stock world asks to set an item's count; the update tool takes the item's id and the task
+The stock world (and, for the ``records`` form, a declared ledger of items and customers) asks
+to set an item's count; the update tool takes the item's id and the task
 gives its name. With the hint the fake finds the item by name, reads the id from the result
 and updates it (solved in two turns); without it, it updates ids in turn from the second,
 changing the wrong items' counts (solved only when the first guess is right). A tool world
@@ -56,6 +57,25 @@ class ${prefix}StockEnv(ToolWorld):
         return "Items are changed by their id: find the item by its name first, then update its count."
 ''')
 
+DECLARED = "declared"
+"""The name of the declared tool world family (the ``records`` form)."""
+
+DECLARED_TEMPLATE = string.Template('''"""The $topic store's items and customers, declared as data."""
+
+from spadework.envs import DeclaredWorld
+
+
+class ${prefix}LedgerEnv(DeclaredWorld):
+    """Items of the $topic store with their counts, customers, and the orders that join them."""
+
+    collections = {"items": {"name": $items, "count": range(0, 10)},
+                   "customers": {"name": $customers, "city": ["Lisbon", "Porto", "Faro", "Braga"]}}
+    links = {"orders": {"item_id": "items", "customer_id": "customers"}}
+    tasks = $tasks
+    steps = $steps
+    size = $size
+''')
+
 STOCK_TASK = re.compile(r"set the count of the item named '([^']+)' to (\d+)")
 RESULT_ID = re.compile(r'"id": (\d+)')
 QUOTED = re.compile(r"'([^']+)'")
@@ -70,6 +90,17 @@ def design_stock(topic: str, rng: random.Random) -> str:
     items = _words_for(topic, rng, rng.randint(8, 12), STOCK_TEMPLATE.template)
     return STOCK_TEMPLATE.substitute(topic=topic, prefix=class_prefix(topic), items=repr(items),
                                      count=rng.randint(3, 5), max_turns=rng.randint(3, 5))
+
+
+def design_declared(topic: str, rng: random.Random) -> str:
+    """A declared world's module for ``topic`` (the ``records`` form), its names and sizes from ``rng``."""
+    size = rng.randint(3, 5)
+    words = _words_for(topic, rng, 2 * size + 2, DECLARED_TEMPLATE.template)
+    tasks = rng.choice([("update",), ("update", "transfer"), ("update", "transfer", "link")])
+    items, customers = list(words[:size + 1]), [w.title() for w in words[size + 1:]]
+    return DECLARED_TEMPLATE.substitute(topic=topic, prefix=class_prefix(topic), items=repr(items),
+                                        customers=repr(customers), tasks=repr(tasks), steps=rng.randint(1, 2),
+                                        size=size)
 
 
 def call_text(turn: int, name: str, arguments: dict[str, Any]) -> str:
@@ -167,3 +198,12 @@ def is_tool_design(texts: Sequence[str]) -> bool:
     (True, False)
     """
     return any("ToolWorld" in text for text in texts)
+
+
+def is_declared_design(texts: Sequence[str]) -> bool:
+    """Whether a design conversation asks for a declared world (the ``records`` form).
+
+    >>> is_declared_design(["subclasses `DeclaredWorld`"]), is_declared_design(["ToolWorld"])
+    (True, False)
+    """
+    return any("DeclaredWorld" in text for text in texts)

@@ -19,16 +19,17 @@ from spadework.errors import SandboxError
 from spadework.sandbox.config import Isolation, SandboxConfig
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
-RUNTIME_FILES = ("envs/base.py", "envs/contract.py", "envs/tool_calls.py", "envs/tool_records.py",
-                 "envs/tool_schema.py", "envs/tools.py", "sandbox/loader.py", "sandbox/protocol.py",
-                 "sandbox/worker.py")
+RUNTIME_FILES = ("envs/base.py", "envs/contract.py", "envs/declared.py", "envs/tool_calls.py",
+                 "envs/tool_records.py", "envs/tool_schema.py", "envs/tools.py", "sandbox/loader.py",
+                 "sandbox/protocol.py", "sandbox/worker.py")
 """Modules copied into the sandbox. Each uses the standard library only."""
 
 RUNTIME_INITS = {
     "__init__.py": "",
     "envs/__init__.py": ("from spadework.envs.base import AnswerEnv, TextEnv\n"
                          "from spadework.envs.tool_calls import call\n"
-                         "from spadework.envs.tools import ToolEnv, ToolWorld, tool\n"),
+                         "from spadework.envs.tools import ToolEnv, ToolWorld, tool\n"
+                         "from spadework.envs.declared import DeclaredWorld\n"),
     "sandbox/__init__.py": "",
 }
 PREIMPORT = sorted(

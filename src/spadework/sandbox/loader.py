@@ -20,6 +20,7 @@ from typing import Any
 
 from spadework.envs.base import TextEnv
 from spadework.envs.contract import BASE_CLASS_METHODS, COMMON_MODULES, COMMON_NAMES, DEFAULT_MAX_TURNS
+from spadework.envs.declared import DeclaredWorld
 from spadework.envs.tools import ToolEnv, ToolWorld
 
 ENV_FILENAME = "<environment>"
@@ -95,7 +96,7 @@ def missing_imports(tree: ast.Module) -> dict[str, str]:
 
 
 BASE_PACKAGE = "spadework.envs"
-BASE_MODULES = frozenset({"spadework.envs.base", "spadework.envs.tools"})
+BASE_MODULES = frozenset({"spadework.envs.base", "spadework.envs.tools", "spadework.envs.declared"})
 """The submodules that hold the base classes (importing them from there is right too)."""
 RELOCATABLE_NAMES = BASE_CLASS_NAMES | {"tool"}
 """Names a misplaced import may bring in: the base classes and the ``tool`` mark."""
@@ -237,6 +238,9 @@ class EnvAdapter:
             result = (result[0][0], result[1])
         if ours is not None and isinstance(self.env, ToolEnv) and _is_pair(result):
             result = self._with_tools(result)
+        if isinstance(self.env, DeclaredWorld):
+            for slip in self.env.slips():
+                self._tolerate(slip)
         if isinstance(self.env, ToolWorld) and self.env.keeps_own_world():
             self._tolerate("new_episode() set no self.records; the world is its own attributes "
                            f"({', '.join(sorted(self.env.state()))}), without the record tools")
