@@ -106,10 +106,10 @@ def test_the_hint_tells_the_method_and_no_call():
 @pytest.mark.parametrize(("change", "message"), [
     ({"collections": {}}, "collections must be a dict of collection name"),
     ({"collections": {"accounts": {"holder": ["Ada", "Bo"]}}}, "has 2 value(s) for 3 records"),
-    ({"collections": {"accounts": {"id": [1, 2, 3], "holder": ["a", "b", "c"]}}}, "leave 'id' out"),
+    ({"collections": {"accounts": {"id": [1, 2, 3]}}}, "leave 'id' out"),
     ({"collections": {"accounts": {"holder": ["a", "b", "c"], "tags": [["x"]]}}}, "not text, a number"),
     ({"collections": {"accounts": {"holder": ["a", "b", "c"], "tags": []}}}, "must be a list (or range)"),
-    ({"tasks": ("sell",)}, "tasks holds 'sell'; choose from 'update', 'transfer', 'link'"),
+    ({"tasks": ()}, "tasks must be a tuple of kinds of task"),
     ({"steps": 4}, "steps (tasks per episode) must be an int from 1 to 3, got 4"),
     ({"size": "four"}, "size (records per collection) must be an int from 2 to 12, got 'four'"),
     ({"links": {"accounts": {"a": "accounts", "b": "branches"}}}, "needs a new name of its own"),
@@ -154,7 +154,7 @@ def test_declared_worlds_validate_and_play_in_the_real_sandbox(sandbox, steps):
 
 def test_the_slips_small_models_make_are_repaired_and_recorded_as_tolerances():
     """Measured with the 1.5B designer: a key with fewer values than size, size 1, tuples as values,
-    a kind of task that does not exist."""
+    kinds of task that do not exist, an id field."""
     slipped = (shop().replace("size = 4", "size = 9").replace('tasks = ("update", "transfer", "link")',
                                                                'tasks = ("update", "create")')
                .replace('"city": ["Lisbon", "Porto", "Faro"]', '"city": [("Lisbon", 1), ("Porto", 2)]'))
@@ -164,6 +164,11 @@ def test_the_slips_small_models_make_are_repaired_and_recorded_as_tolerances():
         "collections['customers']['city'] holds values that are not text or numbers; used them as text",
         "tasks holds 'create', which is no kind of task; left it out",
         "size 9 is more than the 4 values of a key; used 4"}
+    verdict = validate(shop().replace('"spices": {', '"spices": {"id": [1, 2], ').replace(
+        'tasks = ("update", "transfer", "link")', 'tasks = ("sell", "buy")'), InProcessSandbox())
+    assert verdict.valid and set(verdict.tolerances) == {
+        "collections['spices'] declared an 'id' field; left it out (records get ids)",
+        "tasks holds no kind of task ('sell', 'buy'); used every kind"}
     verdict = validate(shop().replace("size = 4", "size = 1"), InProcessSandbox())
     assert verdict.valid
     assert list(verdict.tolerances) == ["size 1 is too few records to choose between; used 4"]

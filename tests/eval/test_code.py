@@ -159,6 +159,8 @@ def test_evaluate_plays_code_items_in_the_sandbox_with_the_code_form():
         looping = Coder("```python\nwhile True: pass\n```")
         bad = evaluate(looping, tasks, range(2), rollout, TaskOpener(tasks, box))
     assert good.tally().solved == 4 and bad.tally().solved == 0 and bad.errors == 0
+    assert [i.entry for i in good.items] == [drawn(s).task_id for s in range(4)]
+    assert all(i.error is None for i in good.items) and all("did not answer" in i.error for i in bad.items)
     assert {i.suite for i in good.items} == {Suite.CODE}
 
 

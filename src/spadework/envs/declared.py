@@ -88,8 +88,8 @@ def tolerated(collections: Any, kinds: Any, size: Any) -> tuple[Any, Any, Any, l
     """The declaration with the slips small models make repaired, and each repair in words.
 
     Measured with the 1.5B: a key with fewer values than ``size`` (9 for 10 records), ``size = 1``,
-    points written as tuples, a kind of task that does not exist. Anything else is left for
-    ``declaration_problem`` to name.
+    points written as tuples, kinds of task that do not exist, an ``id`` field declared. Anything
+    else is left for ``declaration_problem`` to name.
 
     >>> tolerated({"jobs": {"name": ["a", "b", "c"], "at": [(0, 1), (2, 3)]}}, ("update", "sell"), 10)[1:]
     (('update',), 3, ["collections['jobs']['at'] holds values that are not text or numbers; used them as \
@@ -103,6 +103,9 @@ of a key; used 3'])
     for name, fields in collections.items():
         if isinstance(fields, dict):
             fields = dict(fields)
+            if "id" in fields and len(fields) > 1:
+                del fields["id"]
+                slips.append(f"collections[{name!r}] declared an 'id' field; left it out (records get ids)")
             for field, values in fields.items():
                 if isinstance(values, (list, tuple)) and not all(isinstance(v, SCALARS) for v in values):
                     fields[field] = [v if isinstance(v, SCALARS) else str(v) for v in values]
@@ -112,7 +115,10 @@ of a key; used 3'])
     if isinstance(kinds, str):
         kinds = (kinds,)
         slips.append(f"tasks is the text {kinds[0]!r}; read it as the tuple ({kinds[0]!r},)")
-    if isinstance(kinds, (list, tuple)) and any(k in KINDS for k in kinds):
+    if isinstance(kinds, (list, tuple)) and kinds and not any(k in KINDS for k in kinds):
+        slips.append(f"tasks holds no kind of task ({', '.join(map(repr, kinds))}); used every kind")
+        kinds = KINDS
+    elif isinstance(kinds, (list, tuple)):
         for kind in (k for k in kinds if k not in KINDS):
             slips.append(f"tasks holds {kind!r}, which is no kind of task; left it out")
         kinds = tuple(k for k in kinds if k in KINDS)

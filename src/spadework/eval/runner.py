@@ -18,6 +18,7 @@ from spadework.envs.contract import MAX_TURNS_LIMIT
 from spadework.errors import UsageError
 from spadework.eval.bfcl_play import BfclSettings, EntryPlay, drawn, play_entry
 from spadework.eval.code import MAX_TOKENS as MAX_CODE_TOKENS
+from spadework.eval.code import drawn as drawn_problem
 from spadework.eval.probe import PROBE_SEED_BASE
 from spadework.eval.stats import wilson_interval
 from spadework.eval.tasks import Suite, TaskOpener, TaskSpec, require_packages
@@ -74,9 +75,16 @@ class ItemResult:
 
     @classmethod
     def of(cls, spec: TaskSpec, episode: Episode) -> ItemResult:
+        """The item an episode played; a code item names its problem and, unsolved, why its tests
+        failed (the last thing the episode was told)."""
         seed = episode.seed - PROBE_SEED_BASE if spec.suite is Suite.PROBE else episode.seed
-        return cls(spec.suite, spec.task, seed, episode.score, episode.solved, episode.turns,
+        item = cls(spec.suite, spec.task, seed, episode.score, episode.solved, episode.turns,
                    episode.end, episode.error)
+        if spec.suite is not Suite.CODE:
+            return item
+        told = episode.messages[-1].content if episode.messages else None
+        why = None if episode.solved else (episode.error or told)
+        return replace(item, entry=drawn_problem(seed).task_id, error=why[:300] if why else None)
 
 
 @dataclass(frozen=True)
