@@ -75,7 +75,7 @@ def test_the_same_seed_draws_the_same_episode_and_others_differ():
         {Ledger().reset(seed=s)[0] for s in range(12)}) >= 10
 
 
-def test_steps_never_change_the_same_thing_and_transfers_keep_numbers_whole_and_not_negative():
+def test_steps_never_name_the_same_record_and_transfers_keep_numbers_whole_and_not_negative():
     for seed in range(60):
         env = Ledger()
         env.reset(seed=seed)
@@ -172,3 +172,21 @@ def test_the_slips_small_models_make_are_repaired_and_recorded_as_tolerances():
     verdict = validate(shop().replace("size = 4", "size = 1"), InProcessSandbox())
     assert verdict.valid
     assert list(verdict.tolerances) == ["size 1 is too few records to choose between; used 4"]
+
+
+class Pantry(DeclaredWorld):
+    collections = {"jars": {"label": ["fig", "plum", "pear", "lime", "date", "kiwi"]}}
+    tasks = ("update", "transfer")
+    steps = 2
+    size = 3
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_a_collection_of_keys_alone_gets_records_renamed_to_keys_no_record_holds(seed):
+    env = Pantry()
+    task, _ = env.reset(seed=seed)
+    assert task.count("Set the label of the jars record whose label is") == 2
+    held = {r["label"] for r in env.records["jars"]}
+    assert played(env, env.solution()) == (1.0, True)
+    labels = [r["label"] for r in env.records["jars"]]
+    assert len(set(labels)) == 3 and len(set(labels) - held) == 2

@@ -19,8 +19,9 @@ from spadework.envs.tool_calls import call
 from spadework.envs.tools import ToolWorld
 
 KINDS = ("update", "transfer", "link")
-"""The kinds of task: set one field of a record found by its key; move an amount of a number field
-from one record to another; add a record to a link collection that holds two records' ids."""
+"""The kinds of task: set one field of a record found by its key (its key too, to a value no record
+holds); move an amount of a number field from one record to another; add a record to a link
+collection that holds two records' ids."""
 MAX_STEPS = 3
 MAX_SIZE = 12
 SCALARS = (str, int, float, bool)
@@ -39,8 +40,9 @@ class Step:
         kind: one of ``KINDS``.
         task: its words, as the agent reads them.
         calls: the calls that do it, in order.
-        touches: what it changes (collection, record id, field), so that no two steps of an
-            episode change the same thing.
+        touches: the records it names (collection, id) and a key value it gives, so that no two
+            steps of an episode name the same record (a renamed record is no longer found by its
+            old key) or give one key value twice.
     """
 
     kind: str
@@ -78,9 +80,10 @@ it at least 2 different values"
             return f"tasks holds {kind!r}; choose from {', '.join(map(repr, KINDS))}"
     if not isinstance(steps, int) or isinstance(steps, bool) or not 1 <= steps <= MAX_STEPS:
         return f"steps (tasks per episode) must be an int from 1 to {MAX_STEPS}, got {steps!r}"
-    if not any(_possible(kind, collections, links) for kind in kinds):
+    if not any(_possible(kind, collections, links, size) for kind in kinds):
         return ("none of the tasks can be drawn from these collections: 'update' needs a field besides "
-                "the key with two or more values, 'transfer' a field of whole numbers, 'link' a links entry")
+                "the key with two or more values (or a key with more values than records), 'transfer' a "
+                "field of whole numbers, 'link' a links entry")
     return None
 
 
@@ -175,13 +178,29 @@ def _numeric(values: Any) -> bool:
     return all(isinstance(v, int) and not isinstance(v, bool) for v in values) and max(values) >= 1
 
 
-def _possible(kind: str, collections: Declared, links: dict) -> bool:
+def _possible(kind: str, collections: Declared, links: dict, size: int) -> bool:
     if kind == "link":
         return bool(links)
-    fields = [list(values) for values in collections_fields(collections)]
     if kind == "transfer":
-        return any(_numeric(values) for values in fields)
-    return any(len(set(values)) >= 2 for values in fields)
+        return any(_numeric(list(values)) for values in collections_fields(collections))
+    return bool(changeable(collections, size))
+
+
+def changeable(collections: Declared, size: int) -> list[tuple[str, str]]:
+    """The (collection, field) pairs an ``update`` task may set: a field besides the key with two or
+    more values, or the key itself when it has more values than records (a record renamed to a
+    value no record holds).
+
+    >>> changeable({"items": {"name": ["a", "b", "c"]}, "tags": {"tag": ["x", "y"], "colour": ["r", "g"]}}, 2)
+    [('items', 'name'), ('tags', 'colour')]
+    """
+    pairs = []
+    for name, fields in collections.items():
+        key, *others = fields
+        if len(set(fields[key])) > size:
+            pairs.append((name, key))
+        pairs += [(name, f) for f in others if len(set(fields[f])) >= 2]
+    return pairs
 
 
 def collections_fields(collections: Declared) -> list[Any]:
@@ -219,7 +238,8 @@ class DeclaredWorld(ToolWorld):
     - ``links`` (optional): ``{link collection: {field: collection}}``, two fields each holding the id
       of a record of a collection (a loan holds a book's id and a member's id);
     - ``tasks``: the kinds of task an episode draws from (``KINDS``); ``steps``: tasks per episode
-      (1 to 3; each one more set of dependent calls); ``size``: records per collection;
+      (1 to 3; each one more set of dependent calls, never two naming the same record); ``size``:
+      records per collection;
     - ``hint()`` (optional): the default tells how records are found and changed, never the calls.
 
     ``new_episode`` draws everything from ``self.rng``; ``solution()`` is the calls that do the
@@ -246,7 +266,8 @@ class DeclaredWorld(ToolWorld):
             raise ValueError(problem)
         self._collections = collections
         self.records = draw_records(collections, self.links, size, self.rng)
-        kinds = [k for k in kinds if _possible(k, collections, self.links)]
+        self._size = size
+        kinds = [k for k in kinds if _possible(k, collections, self.links, size)]
         drawn: list[Step] = []
         for _ in range(self.steps):
             touched = frozenset().union(*(step.touches for step in drawn))
@@ -289,14 +310,13 @@ class DeclaredWorld(ToolWorld):
         return {"update": self._update, "transfer": self._transfer, "link": self._link}[kind]()
 
     def _update(self) -> Step:
-        name, field = self.rng.choice([(c, f) for c, fields in self._collections.items()
-                                       for f in list(fields)[1:] if len(set(fields[f])) >= 2])
+        name, field = self.rng.choice(changeable(self._collections, self._size))
         item = self.rng.choice(self.records[name])
-        choices = dict.fromkeys(self._collections[name][field])
-        value = self.rng.choice([v for v in choices if v != item[field]])
+        held = {r[field] for r in self.records[name]} if field == self._key(name) else {item[field]}
+        value = self.rng.choice([v for v in dict.fromkeys(self._collections[name][field]) if v not in held])
         change = call("update", collection=name, id=item["id"], field=field, value=value)
         return Step("update", f"Set the {field} of {self._named(name, item)} to {value!r}.",
-                    (self._find(name, item), change), frozenset({(name, item["id"], field)}))
+                    (self._find(name, item), change), frozenset({(name, item["id"]), (name, field, value)}))
 
     def _transfer(self) -> Step | None:
         name, field = self.rng.choice([(c, f) for c, fields in self._collections.items()
@@ -311,7 +331,7 @@ class DeclaredWorld(ToolWorld):
                  call("update", collection=name, id=source["id"], field=field, value=source[field] - amount),
                  call("update", collection=name, id=target["id"], field=field, value=target[field] + amount))
         task = f"Move {amount} of the {field} of {self._named(name, source)} to {self._named(name, target)}."
-        touches = frozenset({(name, source["id"], field), (name, target["id"], field)})
+        touches = frozenset({(name, source["id"]), (name, target["id"])})
         return Step("transfer", task, calls, touches)
 
     def _link(self) -> Step:
@@ -322,4 +342,4 @@ class DeclaredWorld(ToolWorld):
                 f"{first} is the first one's id and its {second} the second one's.")
         calls = (self._find(one, a), self._find(other, b),
                  call("create", collection=name, fields={first: a["id"], second: b["id"]}))
-        return Step("link", task, calls, frozenset({(name, "new", a["id"], b["id"])}))
+        return Step("link", task, calls, frozenset({(one, a["id"]), (other, b["id"])}))
