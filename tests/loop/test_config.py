@@ -113,7 +113,8 @@ def test_design_forms_mix_by_weight_from_the_file_and_the_command_line(tmp_path:
     ({"answer": -1}, "config field 'designer.forms': Value error, weights must be finite numbers greater "
                      "than 0, got answer = -1.0"),
     ({"answer": float("inf")}, "got answer = inf"),
-    ({"quiz": 1.0}, "config field 'designer.forms.quiz.[key]': Input should be 'answer', 'game', 'tool' or 'records'"),
+    ({"quiz": 1.0}, "config field 'designer.forms.quiz.[key]': Input should be 'answer', 'game', 'tool' or "
+                    "'records'"),
     ({"answer": "half"}, "config field 'designer.forms.answer': Input should be a valid number"),
 ])
 def test_bad_form_weights_name_the_field(forms, message):
