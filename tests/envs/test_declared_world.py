@@ -111,6 +111,7 @@ def test_the_hint_tells_the_method_and_no_call():
     ({"collections": {"accounts": {"holder": ["a", "b", "c"], "tags": []}}}, "must be a list (or range)"),
     ({"tasks": ()}, "tasks must be a tuple of kinds of task"),
     ({"steps": 4}, "steps (tasks per episode) must be an int from 1 to 3, got 4"),
+    ({"steps": "two"}, "steps (tasks per episode) must be an int from 1 to 3, got 'two'"),
     ({"size": "four"}, "size (records per collection) must be an int from 2 to 12, got 'four'"),
     ({"links": {"accounts": {"a": "accounts", "b": "branches"}}}, "needs a new name of its own"),
     ({"links": {"loans": {"account_id": "accounts", "book_id": "books"}}}, "points to 'books'"),

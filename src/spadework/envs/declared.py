@@ -257,7 +257,8 @@ class DeclaredWorld(ToolWorld):
     def max_turns(self) -> int:  # type: ignore[override]
         """Room for one call per turn through every step (a transfer is four calls), and two turns
         more; a subclass may set its own."""
-        return TURNS_PER_STEP * self.steps + 2
+        steps = self.steps if isinstance(self.steps, int) and 1 <= self.steps <= MAX_STEPS else 1
+        return TURNS_PER_STEP * steps + 2  # a bad steps is named at reset (declaration_problem)
 
     def new_episode(self) -> str:
         collections, kinds, size, self._slips = tolerated(self.collections, self.tasks, self.size)
