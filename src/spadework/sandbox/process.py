@@ -95,7 +95,6 @@ class WorkerProcess:
             self._cleanup()
             raise SandboxError(f"cannot start a sandbox worker ({command[0]}): {exc}") from exc
         self.dead: str | None = None
-        self.waiting_s = config.start_timeout_s
         try:
             ready = self.receive(config.start_timeout_s, "start")
         except EnvError:  # the sandbox failed, not an environment: no environment ran yet
@@ -122,14 +121,13 @@ class WorkerProcess:
 
     def receive(self, timeout_s: float, what: str) -> dict[str, Any]:
         deadline = time.monotonic() + timeout_s
-        self.waiting_s = timeout_s
-        header = self._read(HEADER.size, deadline, what)
+        header = self._read(HEADER.size, deadline, what, timeout_s)
         (size,) = HEADER.unpack(header)
         if size > self.config.max_message_bytes:
             self.kill(f"{what} sent a reply of {size} bytes, over the "
                       f"{self.config.max_message_bytes}-byte limit")
             raise EnvProtocolError(self.dead)
-        payload = self._read(size, deadline, what)
+        payload = self._read(size, deadline, what, timeout_s)
         try:
             reply = unframe(payload)
         except ValueError:
@@ -140,13 +138,13 @@ class WorkerProcess:
             raise EnvProtocolError(self.dead)
         return reply
 
-    def _read(self, size: int, deadline: float, what: str) -> bytes:
+    def _read(self, size: int, deadline: float, what: str, timeout_s: float) -> bytes:
         fd = self.proc.stdout.fileno()
         chunks, remaining = [], size
         while remaining:
             left = deadline - time.monotonic()
             if left <= 0 or not select.select([fd], [], [], left)[0]:
-                self.kill(f"{what} did not answer within {self.waiting_s} s")
+                self.kill(f"{what} did not answer within {timeout_s} s")
                 raise EnvTimeout(self.dead)
             chunk = os.read(fd, min(remaining, 1 << 20))
             if not chunk:
