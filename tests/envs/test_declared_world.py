@@ -191,3 +191,11 @@ def test_a_collection_of_keys_alone_gets_records_renamed_to_keys_no_record_holds
     assert played(env, env.solution()) == (1.0, True)
     labels = [r["label"] for r in env.records["jars"]]
     assert len(set(labels)) == 3 and len(set(labels) - held) == 2
+
+
+def test_a_declared_world_whose_hint_hands_over_the_calls_is_not_valid():
+    """An attack on regret: the designer's own hint() gives the agent the solution's calls."""
+    leaky = shop(1) + "\n    def hint(self):\n        return ' then '.join(self.solution())\n"
+    verdict = validate(leaky, InProcessSandbox())
+    assert not verdict.valid and "no_hint_leak" in verdict.reason
+    assert validate(shop(1), InProcessSandbox()).valid  # the same world with the base class's hint
