@@ -143,15 +143,16 @@ class Loop:
         replayed = replays.result(episodes, self.config.rewards.confidence)
         metrics = iteration_metrics(designs, outcomes, replays.others(episodes), designer_flat)
         metrics.update(replayed.metrics(len(episodes)))
+        update_start = time.perf_counter()
         if self.trainer is not None:
             metrics.update(self.trainer.train(designs, outcomes, episodes, designer=not self.pool,
                                               replayed=replayed.outcomes))
+        update_s = time.perf_counter() - update_start
         generated, seconds = design_tokens + play_tokens, design_s + play_s
         metrics.update({
             "perf/generated_tokens": float(generated),
             "perf/tokens_per_s": generated / seconds if seconds else 0.0,
             "perf/design_s": design_s, "perf/play_s": play_s,
-            "perf/iteration_s": time.perf_counter() - start,
             "corpus/documents_used": float(len(documents)) if self.sampler and not self.pool else 0.0,
         })
         self.save_episodes(iteration, episodes)
@@ -160,8 +161,12 @@ class Loop:
             metrics.update(self.diversity.measure(self.archive, records, iteration))
         state = LoopState(self.sampler.state() if self.sampler else None)
         if self.trainer is not None:  # checkpoint first: a committed iteration always has one
+            publish_start = time.perf_counter()
             metrics.update(self.trainer.publish(self.trainer.checkpoint(iteration, state.to_json())))
+            update_s += time.perf_counter() - publish_start
+        metrics["perf/update_s"] = update_s
         metrics.update(self.evaluate_held_out(iteration))
+        metrics["perf/iteration_s"] = time.perf_counter() - start  # design, play, update, eval and the rest
         row = {"iteration": iteration, **metrics}
         self.commit(iteration, records, row, state.to_json(), replayed.updates())
         append_metrics(self.run_dir, row)

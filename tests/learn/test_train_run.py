@@ -63,6 +63,10 @@ def test_training_logs_per_role_metrics_and_keeps_checkpoints(whole: Path):
     assert any(m["learn/designer_samples"] > 0 for m in lines)
     assert any(m["learn/agent_samples"] > 0 for m in lines)
     assert sorted(checkpoints(whole)) == [1, 2]  # keep_checkpoints = 2
+    for m in lines:  # the time split: the update (with its checkpoint and sync) is one of the parts
+        assert m["perf/update_s"] >= m["learn/update_s"] and m["perf/update_s"] > 0
+        parts = m["perf/design_s"] + m["perf/play_s"] + m["perf/update_s"]
+        assert parts <= m["perf/iteration_s"]
     assert (whole / "checkpoints" / "latest").read_text().strip() == "iteration-0002"
 
 

@@ -222,3 +222,38 @@ def test_on_an_amx_cpu_llama_loads_its_weights_into_plain_buffers(tmp_path, monk
     params = bindings.llama_model_default_params()
     assert (params.use_extra_bufts, params.n_gpu_layers) == (False, 0)
     assert not avoid_amx_repack(tmp_path / "missing")
+
+
+def test_real_model_with_a_prompt_cache_reads_only_each_turns_new_tokens():
+    """Two conversations in lockstep: without the cache the second one's state evicts the first's,
+    so each next turn computes its whole transcript; with it, only the tokens after the last reply."""
+    pytest.importorskip("llama_cpp")
+    try:
+        part_files(PRESETS["qwen2.5-coder-0.5b"])
+    except PolicyError as exc:
+        pytest.skip(str(exc))
+    sampling = Sampling(temperature=0.0, max_tokens=24)
+    starts = [[Message(Role.SYSTEM, "Answer in one short sentence."), Message(Role.USER, question)]
+              for question in ("Name a colour of the sky.", "Name an animal that lives in the sea.")]
+
+    def second_turns(policy: EmbeddedPolicy) -> list:
+        firsts = policy.generate(starts, sampling)
+        nexts = [[*start, Message(Role.ASSISTANT, first.text), Message(Role.USER, "And another one?")]
+                 for start, first in zip(starts, firsts, strict=True)]
+        return [(policy.count_tokens(start), first, second) for start, first, second
+                in zip(starts, firsts, policy.generate(nexts, sampling), strict=True)]
+
+    for cache_mb in (0, 64):
+        policy = EmbeddedPolicy("qwen2.5-coder-0.5b", n_ctx=1024, prompt_cache_mb=cache_mb)
+        try:
+            turns = second_turns(policy)
+            if cache_mb:
+                policy.load_adapter(None)  # new weights: no state computed with the old ones is kept
+                assert not policy.llm.cache.cache_state
+        finally:
+            policy.close()
+        held = [first_prompt + first.completion_tokens for first_prompt, first, _ in turns]
+        if cache_mb:  # the whole first turn, prompt and reply, is read from the cache
+            assert all(second.cached_tokens >= h - 4 for h, (_, _, second) in zip(held, turns, strict=True))
+        else:  # the other conversation's turn came between: only the shared system block is held
+            assert all(second.cached_tokens < h - 8 for h, (_, _, second) in zip(held, turns, strict=True))

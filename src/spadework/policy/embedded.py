@@ -1,7 +1,10 @@
 """EmbeddedPolicy: a GGUF model served in-process by llama-cpp-python (offline, CPU).
 
 The default backend. Conversations are rendered with the GGUF file's own chat
-template and run one after another (one llama.cpp context is not thread-safe). Tools go
+template and run one after another (one llama.cpp context is not thread-safe). Plays advance in
+lockstep, so the next turn of an episode follows the other episodes' turns: a prompt-state cache
+(llama-cpp-python's ``LlamaRAMCache``, ``prompt_cache_mb``) keeps each conversation's state after
+its reply, and the next turn reads only its new tokens instead of the whole transcript. Tools go
 to the template (Qwen2.5's writes them into its system block); a file whose template
 ignores them, or that has none, gets them in the system message.
 llama-cpp-python is imported only when a policy is built, so the package imports
@@ -113,17 +116,23 @@ class EmbeddedPolicy:
         seed: seeds sampling; a completion whose ``Sampling.seed`` is set repeats exactly.
         cache_dir: where preset models are joined; default ``models.default_cache_dir()``.
         verbose: let llama.cpp print its own log to stderr.
+        prompt_cache_mb: memory for the states of conversations in flight (0: none; only the last
+            prompt's state is held). It must hold every episode played at once to help: the least
+            recently used state is dropped first, and each episode's comes back only a round later.
 
     Raises:
         PolicyError: the model cannot be found, verified or loaded (the message says what to do).
     """
 
     def __init__(self, model: str = DEFAULT_MODEL, *, n_ctx: int = 4096, n_threads: int | None = None,
-                 seed: int = 0, cache_dir: Path | None = None, verbose: bool = False):
+                 seed: int = 0, cache_dir: Path | None = None, verbose: bool = False,
+                 prompt_cache_mb: int = 0):
         llama_module()  # a missing engine is said before a missing model
         path = resolve_model(model, cache_dir)
         llm = _load_llama(path, n_ctx, n_threads, seed, verbose)
         self._setup(llm, f"embedded:{model if model in PRESETS else path.stem}", path)
+        self._cache_bytes = prompt_cache_mb << 20
+        self._new_cache()
 
     @classmethod
     def from_llama(cls, llm: Any, name: str = "embedded:custom") -> EmbeddedPolicy:
@@ -141,6 +150,12 @@ class EmbeddedPolicy:
         self._renders_tools: bool | None = None
         self._adapter: Any = None
         self.adapter_path: Path | None = None
+        self._cache_bytes = 0
+
+    def _new_cache(self) -> None:
+        """An empty prompt-state cache (none when ``prompt_cache_mb`` is 0)."""
+        if self._cache_bytes:
+            self._llm.set_cache(llama_module().LlamaRAMCache(capacity_bytes=self._cache_bytes))
 
     @property
     def llm(self) -> Any:
@@ -194,7 +209,7 @@ class EmbeddedPolicy:
         request = self._request(conversation, tools)
         start = time.perf_counter()
         with self._lock:
-            held = self._held_tokens()
+            held = [self._held_tokens(), *self._cached_keys()]
             try:
                 answer = self._llm.create_chat_completion(
                     **request, temperature=sampling.temperature, top_p=sampling.top_p,
@@ -209,7 +224,8 @@ class EmbeddedPolicy:
             seconds = time.perf_counter() - start
             usage = answer.get("usage") or {}
             prompt_tokens = int(usage.get("prompt_tokens", 0))
-            cached = common_prefix(held, self._held_tokens()[:prompt_tokens])
+            prompt = self._held_tokens()[:prompt_tokens]
+            cached = max(common_prefix(tokens, prompt) for tokens in held)
         choice = answer["choices"][0]
         message = choice["message"]
         return Completion(text=with_native_calls(message.get("content") or "", message.get("tool_calls")),
@@ -223,6 +239,12 @@ class EmbeddedPolicy:
         prefix with it instead of computing it again."""
         llm = self._llm
         return [int(t) for t in llm.input_ids[: llm.n_tokens]] if hasattr(llm, "input_ids") else []
+
+    def _cached_keys(self) -> list[tuple[int, ...]]:
+        """The token lists whose states the prompt-state cache holds (the longest common prefix with
+        the next prompt is loaded when it is longer than the held tokens')."""
+        cache = getattr(self._llm, "cache", None)
+        return list(getattr(cache, "cache_state", {}).keys()) if cache is not None else []
 
     def tokenize(self, text: str, *, special: bool = False) -> list[int]:
         """The model's tokens for ``text`` (no beginning-of-sequence token).
@@ -275,6 +297,7 @@ class EmbeddedPolicy:
                 llama_cpp.llama_adapter_lora_free(self._adapter)
             self._adapter, self.adapter_path = new, path
             self._llm.reset()
+            self._new_cache()  # states computed with the old weights must not be loaded
 
     def close(self) -> None:
         """Free the model's memory; the policy cannot generate afterwards."""

@@ -33,6 +33,8 @@ class PolicySettings:
             never appears in settings, logs or run directories.
         n_ctx: context window in tokens (embedded).
         n_threads: CPU threads, None for the backend's default (embedded).
+        prompt_cache_mb: memory for the prompt states of the conversations in flight, 0 for none
+            (embedded).
         concurrency: requests in flight at once (openai).
         timeout_s: per request (openai).
         max_retries: retries after connection errors, timeouts, 429 and 5xx (openai).
@@ -45,6 +47,7 @@ class PolicySettings:
     api_key_env: str = "OPENAI_API_KEY"
     n_ctx: int = 4096
     n_threads: int | None = None
+    prompt_cache_mb: int = 0
     concurrency: int = 8
     timeout_s: float = 120.0
     max_retries: int = 3
@@ -64,6 +67,7 @@ class PolicySettings:
             ("model", bool(self.model.strip()), "a preset name, a GGUF path or a model name"),
             ("n_ctx", self.n_ctx >= 256, "at least 256"),
             ("n_threads", self.n_threads is None or self.n_threads >= 1, "None or at least 1"),
+            ("prompt_cache_mb", self.prompt_cache_mb >= 0, "0 or more"),
             ("concurrency", self.concurrency >= 1, "at least 1"),
             ("timeout_s", self.timeout_s > 0, "positive"),
             ("max_retries", self.max_retries >= 0, "0 or more"),
@@ -98,7 +102,7 @@ def _embedded(settings: PolicySettings) -> Policy:
     from spadework.policy.embedded import EmbeddedPolicy
 
     return EmbeddedPolicy(settings.model, n_ctx=settings.n_ctx, n_threads=settings.n_threads,
-                          seed=settings.seed)
+                          seed=settings.seed, prompt_cache_mb=settings.prompt_cache_mb)
 
 
 def _openai(settings: PolicySettings) -> Policy:

@@ -1,0 +1,1 @@
+../../../src/spadework/calibrate/envs/easy_larger.py

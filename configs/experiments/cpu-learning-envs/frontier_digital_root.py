@@ -1,0 +1,1 @@
+../../../src/spadework/calibrate/envs/frontier_digital_root.py

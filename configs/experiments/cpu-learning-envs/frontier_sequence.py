@@ -1,0 +1,1 @@
+../../../src/spadework/calibrate/envs/frontier_sequence.py

@@ -1,0 +1,1 @@
+../../../src/spadework/calibrate/envs/frontier_word_score.py
