@@ -247,7 +247,10 @@ def test_real_model_with_a_prompt_cache_reads_only_each_turns_new_tokens():
         policy = EmbeddedPolicy("qwen2.5-coder-0.5b", n_ctx=1024, prompt_cache_mb=cache_mb)
         try:
             turns = second_turns(policy)
-            if cache_mb:
+            if cache_mb:  # four states kept, each without the context's logit rows (311 MB here)
+                states = policy.llm.cache.cache_state.values()
+                assert len(states) == 4 and all(state.scores.shape[0] == 1 for state in states)
+                assert policy.llm.cache.cache_size < 32 << 20
                 policy.load_adapter(None)  # new weights: no state computed with the old ones is kept
                 assert not policy.llm.cache.cache_state
         finally:

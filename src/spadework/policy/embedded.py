@@ -106,6 +106,28 @@ def _formatter(llm: Any) -> Any:
         bos_token=text(bos) if bos != -1 else "", stop_token_ids=[eos])
 
 
+def slim_state_cache(capacity_bytes: int) -> Any:
+    """llama-cpp-python's ``LlamaRAMCache`` holding each state without its logits.
+
+    A saved state carries a copy of the context's logit rows (up to ``n_batch`` rows of the whole
+    vocabulary: 311 MB for Qwen2.5) that the cache does not count against its capacity, and that a
+    restored state never uses (llama.cpp decodes the last token again before sampling). The cache
+    keeps one row of them (loading broadcasts it) and counts it, so its memory is what it says.
+    """
+    llama_cpp = llama_module()
+
+    class SlimStateCache(llama_cpp.LlamaRAMCache):
+        @property
+        def cache_size(self) -> int:
+            return sum(s.llama_state_size + s.scores.nbytes for s in self.cache_state.values())
+
+        def __setitem__(self, key: Sequence[int], value: Any) -> None:
+            value.scores = value.scores[-1:].copy()
+            super().__setitem__(key, value)
+
+    return SlimStateCache(capacity_bytes=capacity_bytes)
+
+
 class EmbeddedPolicy:
     """A GGUF model run in this process by llama.cpp.
 
@@ -155,7 +177,7 @@ class EmbeddedPolicy:
     def _new_cache(self) -> None:
         """An empty prompt-state cache (none when ``prompt_cache_mb`` is 0)."""
         if self._cache_bytes:
-            self._llm.set_cache(llama_module().LlamaRAMCache(capacity_bytes=self._cache_bytes))
+            self._llm.set_cache(slim_state_cache(self._cache_bytes))
 
     @property
     def llm(self) -> Any:
