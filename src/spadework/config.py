@@ -90,7 +90,7 @@ class PolicySection(Section):
     base_url: str = Field("http://127.0.0.1:8000/v1", description="OpenAI-compatible server")
     api_key_env: str = Field("OPENAI_API_KEY", description="variable holding the API key")
     n_ctx: int = Field(4096, ge=512, description="context window of the embedded model")
-    prompt_cache_mb: int = Field(0, ge=0, description="embedded: memory for the prompt states of the "
+    prompt_cache_mb: int = Field(1024, ge=0, description="embedded: memory for the prompt states of the "
                                  "episodes in flight, so each turn reads only its new tokens (0: none)")
     concurrency: int = Field(8, ge=1, description="requests in flight (openai)")
     timeout_s: float = Field(300.0, gt=0, description="per request (openai)")

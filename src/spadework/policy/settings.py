@@ -47,7 +47,7 @@ class PolicySettings:
     api_key_env: str = "OPENAI_API_KEY"
     n_ctx: int = 4096
     n_threads: int | None = None
-    prompt_cache_mb: int = 0
+    prompt_cache_mb: int = 1024
     concurrency: int = 8
     timeout_s: float = 120.0
     max_retries: int = 3
