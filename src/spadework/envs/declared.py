@@ -51,6 +51,15 @@ class Step:
     touches: frozenset[tuple[Any, ...]]
 
 
+def steps_ok(steps: Any) -> bool:
+    """Whether ``steps`` is a number of tasks an episode can hold.
+
+    >>> steps_ok(2), steps_ok(MAX_STEPS + 1), steps_ok(True), steps_ok("two")
+    (True, False, False, False)
+    """
+    return isinstance(steps, int) and not isinstance(steps, bool) and 1 <= steps <= MAX_STEPS
+
+
 def declaration_problem(collections: Any, links: Any, kinds: Any, steps: Any, size: Any) -> str | None:
     """What is wrong with a declaration, or None; the message says what to write instead.
 
@@ -78,7 +87,7 @@ it at least 2 different values"
     for kind in kinds:
         if kind not in KINDS:
             return f"tasks holds {kind!r}; choose from {', '.join(map(repr, KINDS))}"
-    if not isinstance(steps, int) or isinstance(steps, bool) or not 1 <= steps <= MAX_STEPS:
+    if not steps_ok(steps):
         return f"steps (tasks per episode) must be an int from 1 to {MAX_STEPS}, got {steps!r}"
     if not any(_possible(kind, collections, links, size) for kind in kinds):
         return ("none of the tasks can be drawn from these collections: 'update' needs a field besides "
@@ -256,9 +265,8 @@ class DeclaredWorld(ToolWorld):
     @property
     def max_turns(self) -> int:  # type: ignore[override]
         """Room for one call per turn through every step (a transfer is four calls), and two turns
-        more; a subclass may set its own."""
-        steps = self.steps if isinstance(self.steps, int) and 1 <= self.steps <= MAX_STEPS else 1
-        return TURNS_PER_STEP * steps + 2  # a bad steps is named at reset (declaration_problem)
+        more; a subclass may set its own. A bad ``steps`` counts as one here and is named at reset."""
+        return TURNS_PER_STEP * (self.steps if steps_ok(self.steps) else 1) + 2
 
     def new_episode(self) -> str:
         collections, kinds, size, self._slips = tolerated(self.collections, self.tasks, self.size)
