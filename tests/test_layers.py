@@ -10,7 +10,7 @@ PACKAGE = Path(__file__).parents[1] / "src" / "spadework"
 
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors", "rundir"),
-    ("paths", "tomltext"),
+    ("paths", "tomltext", "pysyntax"),
     ("envs", "tracking", "corpus"),
     ("sandbox", "rewards"),
     ("validate", "policy"),

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from spadework import pysyntax
 from spadework.archive.results import DesignResult
 from spadework.errors import ArchiveError
 from spadework.validate.verdict import Verdict
@@ -71,7 +72,7 @@ def normalise_source(code: str) -> str:
         'def broken(:\\n    pass'
     """
     try:
-        tree = ast.parse(code)
+        tree = pysyntax.parse(code)
         _strip_docstrings(tree)
         return ast.unparse(tree)
     except (SyntaxError, ValueError, RecursionError, MemoryError):

@@ -28,6 +28,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from spadework import pysyntax
 from spadework.archive import normalise_source
 from spadework.sandbox.loader import bound_names
 
@@ -75,7 +76,7 @@ def own_names(code: str) -> frozenset[str]:
     frozenset()
     """
     try:
-        tree = ast.parse(code)
+        tree = pysyntax.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return frozenset()
     imported = {(alias.asname or alias.name).split(".")[0] for node in ast.walk(tree)

@@ -40,6 +40,8 @@ import ast
 import math
 from collections.abc import Iterable
 
+from spadework import pysyntax
+
 REQUIRED_METHODS = ("reset", "step", "solution", "hint")
 """Methods every environment class must have."""
 
@@ -128,7 +130,7 @@ def is_answer_puzzle(source: str) -> bool:
     (False, False)
     """
     try:
-        tree = ast.parse(source)
+        tree = pysyntax.parse(source)
     except (SyntaxError, ValueError):
         return False
     for node in tree.body:
@@ -151,7 +153,7 @@ def is_tool_world(source: str) -> bool:
     (False, False)
     """
     try:
-        tree = ast.parse(source)
+        tree = pysyntax.parse(source)
     except (SyntaxError, ValueError):
         return False
     bases = {node.name: {b.id if isinstance(b, ast.Name) else getattr(b, "attr", "") for b in node.bases}

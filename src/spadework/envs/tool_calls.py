@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from spadework import pysyntax
+
 TOOL_CALL_BLOCK = re.compile(r"<tool_call>(.*?)(?:</tool_call>|$)", re.DOTALL)
 THINKING = re.compile(r"<think>.*?(?:</think>|$)", re.DOTALL)
 FENCE = re.compile(r"```[\w+-]*[ \t]*\n?(.*?)```", re.DOTALL)
@@ -160,7 +162,7 @@ def _calls_in(text: str) -> list[ToolCall] | None:
         if isinstance(value, (dict, list)):
             return _json_calls(value)
     try:
-        tree = ast.parse(text, mode="eval").body
+        tree = pysyntax.parse(text, mode="eval").body
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     return _python_calls(tree)

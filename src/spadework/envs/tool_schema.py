@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from spadework import pysyntax
 from spadework.envs.tool_calls import ToolCall
 
 TOOL_MARK = "__spadework_tool__"
@@ -278,7 +279,7 @@ def json_type(annotation: Any, tool_name: str, param: str) -> tuple[str | None, 
     text = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", None) \
         if isinstance(annotation, type) else repr(annotation)
     try:
-        node = ast.parse(str(text), mode="eval").body
+        node = pysyntax.parse(str(text), mode="eval").body
         return _node_type(node)
     except (SyntaxError, ValueError):
         shown = text if isinstance(text, str) else repr(annotation)
@@ -288,7 +289,7 @@ def json_type(annotation: Any, tool_name: str, param: str) -> tuple[str | None, 
 
 def _node_type(node: ast.expr) -> tuple[str | None, str | None, bool]:
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return _node_type(ast.parse(node.value, mode="eval").body)
+        return _node_type(pysyntax.parse(node.value, mode="eval").body)
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
         return _union([node.left, node.right])
     name = _name_of(node.value if isinstance(node, ast.Subscript) else node)

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from enum import Enum
 from types import TracebackType
 
+from spadework import pysyntax
 from spadework.errors import EnvCrashed
 from spadework.eval.bfcl_data import (
     CATEGORIES,
@@ -122,7 +123,7 @@ def _reply_tree(text: str) -> ast.expr | None:
     body = body if body.startswith("[") else "[" + body
     body = body if body.endswith("]") else body + "]"
     try:
-        return ast.parse(body.strip().strip("'"), mode="eval").body
+        return pysyntax.parse(body.strip().strip("'"), mode="eval").body
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
 
@@ -184,7 +185,7 @@ def _arithmetic_refusal(tree: ast.expr) -> str:
 def _call_tree(call: str) -> ast.Call | None:
     """``call`` parsed, when it is one call made of names, literals and calls; else None."""
     try:
-        tree = ast.parse(call, mode="eval").body
+        tree = pysyntax.parse(call, mode="eval").body
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     if not isinstance(tree, ast.Call):

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from spadework import pysyntax
 from spadework.envs.heldout import HeldOutEnv, import_package
 from spadework.errors import EnvError
 from spadework.sandbox import Sandbox, SandboxConfig
@@ -103,7 +104,7 @@ def fenced_blocks(reply: str) -> list[str]:
 
 def _parsed(text: str) -> ast.Module | None:
     try:
-        return ast.parse(textwrap.dedent(text))
+        return pysyntax.parse(textwrap.dedent(text))
     except (SyntaxError, ValueError):
         return None
 

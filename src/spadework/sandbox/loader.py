@@ -18,6 +18,7 @@ import sys
 import types
 from typing import Any
 
+from spadework import pysyntax
 from spadework.envs.base import TextEnv
 from spadework.envs.contract import BASE_CLASS_METHODS, COMMON_MODULES, COMMON_NAMES, DEFAULT_MAX_TURNS
 from spadework.envs.declared import DeclaredWorld
@@ -130,7 +131,7 @@ def load(source: str, default_max_turns: int = DEFAULT_MAX_TURNS) -> EnvAdapter:
             the module body or the constructor propagate unchanged.
     """
     try:
-        tree = ast.parse(source, ENV_FILENAME)
+        tree = pysyntax.parse(source, ENV_FILENAME)
     except SyntaxError as exc:
         raise LoadError(f"syntax error at line {exc.lineno}: {exc.msg}") from None
     names = env_class_names(tree)

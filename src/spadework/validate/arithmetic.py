@@ -9,6 +9,7 @@ import operator
 import re
 from collections.abc import Sequence
 
+from spadework import pysyntax
 from spadework.validate.wording import is_number, shown, words
 
 OPERATORS = {"plus": "+", "minus": "-", "times": "*", "x": "*", "×": "*", "÷": "/", "−": "-", "–": "-",
@@ -98,7 +99,7 @@ def evaluate(expression: str) -> float | None:
     (84.33333333333333, 8, None, None)
     """
     try:
-        return _value(ast.parse(expression, mode="eval").body)
+        return _value(pysyntax.parse(expression, mode="eval").body)
     except (SyntaxError, ValueError, ZeroDivisionError, OverflowError, RecursionError):
         return None
 

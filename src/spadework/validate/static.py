@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from spadework import pysyntax
 from spadework.envs.contract import ALLOWED_MODULES, BASE_CLASS_METHODS, REQUIRED_METHODS
 from spadework.errors import CheckFailed
 from spadework.sandbox.loader import BASE_MODULES, bound_names, env_class_names, misplaced_base_imports
@@ -39,7 +40,7 @@ def parse_module(code: str) -> ast.Module:
     spadework.errors.CheckFailed: syntax error at line 1: invalid syntax
     """
     try:
-        return ast.parse(code)
+        return pysyntax.parse(code)
     except SyntaxError as exc:
         raise CheckFailed(f"syntax error at line {exc.lineno}: {exc.msg}") from None
     except ValueError as exc:  # e.g. null bytes
