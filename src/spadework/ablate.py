@@ -24,6 +24,7 @@ from spadework.eval.policies import PolicySpec, parse_policy_spec, play_policy
 from spadework.eval.report import EVAL_DIR, report_json, write_report
 from spadework.eval.tasks import configured_tasks
 from spadework.report.ablation import AblationRow, ablation_page
+from spadework.report.shell import with_interval
 from spadework.rewards import mean
 from spadework.rundir import write_atomically
 
@@ -76,25 +77,32 @@ def row_of(arm: Ablation, run_dir: Path, diversity: RunDiversity,
         clusters=diversity.overall.clusters, collapse_alarms=len(diversity.alarms),
         eval_accuracy=eval_result[0] if eval_result else None,
         eval_ci=(eval_result[1], eval_result[2]) if eval_result else None,
+        diversity_ci=diversity.score_ci, near_duplicate_ci=diversity.near_duplicate_ci,
     )
 
 
 def markdown_table(rows: Sequence[AblationRow]) -> str:
     """The comparison as a Markdown table.
 
-    >>> row = AblationRow("full", "r/full", 4, 3, 0.75, 0.5, 0.41, 0.0, 3, 0, 0.5, (0.2, 0.8))
+    >>> row = AblationRow("full", "r/full", 4, 3, 0.75, 0.5, 0.41, 0.0, 3, 0, 0.5, (0.2, 0.8),
+    ...                   (0.3, 0.52), (0, 0.56))
     >>> print(markdown_table([row]).splitlines()[2])
-    | full | 3/4 (75%) | 0.500 | 0.410 | 0% | 3 | 0 | 50% [20%, 80%] |
+    | full | 3/4 (75%) | 0.500 | 0.410 [0.300, 0.520] | 0% [0%, 56%] | 3 | 0 | 50% [20%, 80%] |
     """
     lines = ["| arm | valid | mean regret | diversity | near-duplicates | clusters | collapse alarms "
              "| held-out eval |", "|---|---|---|---|---|---|---|---|"]
+    def share(x: float) -> str:
+        return f"{x:.0%}"
+
+    def number(x: float) -> str:
+        return f"{x:.3f}"
+
     for r in rows:
-        held_out = "-" if r.eval_accuracy is None else f"{r.eval_accuracy:.0%}"
-        if r.eval_ci is not None:
-            held_out += f" [{r.eval_ci[0]:.0%}, {r.eval_ci[1]:.0%}]"
+        held_out = "-" if r.eval_accuracy is None else with_interval(share(r.eval_accuracy), r.eval_ci, share)
         lines.append(f"| {r.arm} | {r.valid}/{r.designs} ({r.valid_rate:.0%}) | {r.mean_regret:.3f} "
-                     f"| {r.diversity:.3f} | {r.near_duplicate_rate:.0%} | {r.clusters} "
-                     f"| {r.collapse_alarms} | {held_out} |")
+                     f"| {with_interval(number(r.diversity), r.diversity_ci, number)} "
+                     f"| {with_interval(share(r.near_duplicate_rate), r.near_duplicate_ci, share)} "
+                     f"| {r.clusters} | {r.collapse_alarms} | {held_out} |")
     return "\n".join(lines) + "\n"
 
 

@@ -50,9 +50,12 @@ def test_the_table_agrees_with_each_arms_archive(ablation: Path):
         assert (row["designs"], row["valid"]) == (3, len(valid))
         regrets = [r.metrics["regret"] for r in valid]
         assert row["mean_regret"] == pytest.approx(sum(regrets) / len(regrets) if regrets else 0.0)
-        overall = measure_run(run_dir).overall
+        measured = measure_run(run_dir)
+        overall = measured.overall
         assert row["diversity"] == pytest.approx(overall.score)
         assert row["clusters"] == overall.clusters
+        assert row["diversity_ci"] == pytest.approx(list(measured.score_ci))
+        assert row["near_duplicate_ci"] == pytest.approx(list(measured.near_duplicate_ci))
     # nothing trained: every arm is the same base policy, evaluated once, its report in every run
     reports = [json.loads((ablation / a.value / "eval/eval-ablate.json").read_text()) for a in Ablation]
     assert [r["policies"][0]["name"] for r in reports] == [f"{a.value}/untrained" for a in Ablation]
@@ -67,6 +70,7 @@ def test_the_table_agrees_with_each_arms_archive(ablation: Path):
     assert pool["valid"] == 3  # the bundled examples are all valid
     lines = (ablation / "ablation.md").read_text().splitlines()
     assert len(lines) == 2 + len(Ablation) and lines[2].startswith("| full | ")
+    assert f"{rows[0]['diversity']:.3f} [{rows[0]['diversity_ci'][0]:.3f}, " in lines[2]
 
 
 def test_the_html_shows_every_arm_and_its_map(ablation: Path):
@@ -74,6 +78,7 @@ def test_the_html_shows_every_arm_and_its_map(ablation: Path):
     for arm in Ablation:
         assert f"<h3>{arm.value}</h3>" in page
     assert page.count("<svg") >= len(Ablation)
+    assert page.count("near-duplicates 0% [0%, ") == len(Ablation)  # each map's summary, with intervals
     assert "https://" not in page and "http://" not in page.replace('xmlns="http://www.w3.org/2000/svg"', "")
 
 

@@ -23,10 +23,11 @@ from spadework.diversity import (
     run_diversity,
 )
 from spadework.diversity import embed as embed_module
-from spadework.diversity.measure import cosine_distances
+from spadework.diversity.measure import cosine_distances, diversity_score, score_interval
 from spadework.diversity.run import DiversityTracker
 from spadework.engines import measure_run
 from spadework.errors import UsageError
+from spadework.eval.stats import Z95, wilson_interval
 from spadework.run import run
 from spadework.validate.verdict import CheckResult, Outcome, Verdict
 
@@ -73,6 +74,9 @@ def test_run_diversity_on_a_synthetic_archive_matches_hand_computed_values(tmp_p
     assert overall == measured.per_iteration[2]
     assert overall.count == 5 and math.isclose(overall.score, 0.4)
     assert math.isclose(overall.near_duplicate_rate, 4 / 5) and overall.clusters == 2
+    # leaving B out scores 0, leaving an A out 3/6: jackknife variance 4/5 * (4 * 0.1**2 + 0.4**2) = 0.16
+    assert np.allclose(measured.score_ci, (0.0, 0.4 + Z95 * 0.4))
+    assert np.allclose(measured.near_duplicate_ci, wilson_interval(4, 5))
     assert measured.alarms == (2,)  # only after iteration 2 are the last three (A, A, A) one cluster
     assert [p.cluster for p in measured.points] == [0, 1, 0, 0, 0]
     assert [p.regret for p in measured.points] == [0.5] * 5
@@ -166,6 +170,19 @@ def clustered_vectors(count: int, seed: int, dimension: int = 24) -> np.ndarray:
     rows = centres[rng.integers(0, 6, count)] + rng.normal(size=(count, dimension)) * rng.choice(
         [0.02, 0.3, 1.5], size=(count, 1))
     return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def test_the_score_interval_covers_the_population_score_about_as_often_as_it_says():
+    """Sets of 30 environments drawn from 3,000: the 95% jackknife interval of each set's score
+    holds the whole population's score in most draws (a standard error off by a factor would not)."""
+    population = clustered_vectors(3000, seed=5)
+    truth = diversity_score(population)
+    rng = np.random.default_rng(6)
+    draws = [population[rng.choice(3000, 30, replace=False)] for _ in range(200)]
+    covered = [low <= truth <= high for low, high in map(score_interval, draws)]
+    narrow = [score_interval(d, z=0.5) for d in draws]  # a 38% interval
+    assert 0.88 <= np.mean(covered) <= 0.99
+    assert np.mean([low <= truth <= high for low, high in narrow]) < 0.6
 
 
 @pytest.mark.parametrize("exact_below", [20_000, 0])

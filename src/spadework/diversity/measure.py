@@ -9,6 +9,11 @@ The distance between two environments is the cosine distance of their embeddings
 - **clusters**: the groups left by average-linkage agglomerative clustering, merging while
   the average distance between two groups is at most the cluster distance.
 - **collapse**: the most recent environments (a full window of them) all fall into one cluster.
+
+Intervals (95%) say how far a score rests on which environments happened to be designed: the
+diversity score's is the jackknife's normal interval (the score is a mean over pairs, a
+U-statistic, and leaving one environment out at a time gives its standard error); the
+near-duplicate rate's is Wilson's interval on the count of near-duplicates.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from spadework.diversity.records import DiversitySummary
+from spadework.rewards.interval import Z95
 
 
 def as_matrix(vectors) -> np.ndarray:
@@ -56,6 +62,35 @@ def diversity_score(vectors) -> float:
         return 0.0
     upper = np.triu_indices(count, k=1)
     return float(cosine_distances(vectors)[upper].mean())
+
+
+def score_interval(vectors, z: float = Z95) -> tuple[float, float]:
+    """The diversity score's interval (95% by default): the score plus and minus ``z`` jackknife
+    standard errors, clipped to [0, 2]; ``(0.0, 2.0)`` for fewer than three vectors (nothing is
+    known).
+
+    Leaving vector ``i`` out removes its row of distances: with ``T`` the sum over pairs and
+    ``r_i`` the row sum, the score without it is ``(T - r_i) / C(n - 1, 2)``, and the jackknife
+    variance is ``(n - 1) / n`` times the sum of squared deviations of those n scores.
+
+    >>> low, high = score_interval([[1, 0], [0, 1], [1, 1], [1, 0.2]])
+    >>> round(diversity_score([[1, 0], [0, 1], [1, 1], [1, 0.2]]), 3), round(low, 3), round(high, 3)
+    (0.43, 0.0, 1.003)
+    >>> score_interval([[1, 0], [0, 1], [1, 0], [0, 1], [1, 0], [0, 1]])  # two kinds, half each
+    (0.6, 0.6)
+    >>> score_interval([[1, 0], [0, 1]])
+    (0.0, 2.0)
+    """
+    count = len(vectors)
+    if count < 3:
+        return 0.0, 2.0
+    distances = cosine_distances(vectors)
+    rows = distances.sum(axis=1)
+    total = rows.sum() / 2
+    left_out = (total - rows) / ((count - 1) * (count - 2) / 2)
+    error = float(np.sqrt((count - 1) / count * ((left_out - left_out.mean()) ** 2).sum()))
+    score = total / (count * (count - 1) / 2)
+    return max(0.0, float(score - z * error)), min(2.0, float(score + z * error))
 
 
 def near_duplicate_rate(vectors, distance: float) -> float:

@@ -49,6 +49,9 @@ class RunDiversity:
             large run (``spadework.diversity.run.MAP_POINTS``).
         alarms: iterations whose recent designs fell into one cluster (a collapse alarm).
         projection: how the map was made ("t-SNE", "PCA", or "none" for fewer than 3 points).
+        score_ci: the 95% interval of ``overall.score`` (jackknife; measured on the map's
+            environments, all of them up to ``MAP_POINTS``); (0, 2) for fewer than three.
+        near_duplicate_ci: the 95% interval of ``overall.near_duplicate_rate`` (Wilson's).
     """
 
     overall: DiversitySummary
@@ -56,3 +59,5 @@ class RunDiversity:
     points: tuple[MapPoint, ...]
     alarms: tuple[int, ...]
     projection: str
+    score_ci: tuple[float, float] = (0.0, 2.0)
+    near_duplicate_ci: tuple[float, float] = (0.0, 1.0)

@@ -18,9 +18,10 @@ import numpy as np
 from spadework.archive import Archive, EnvRecord, EnvSummary, PlayResult, VectorUpdate
 from spadework.diversity.embed import Embedder, EmbedderKind, make_embedder
 from spadework.diversity.incremental import BatchResult, DiversitySettings, IncrementalDiversity, quantise
-from spadework.diversity.measure import as_matrix, cluster_labels
+from spadework.diversity.measure import as_matrix, cluster_labels, score_interval
 from spadework.diversity.project import project_2d
 from spadework.diversity.records import DiversitySummary, MapPoint, RunDiversity
+from spadework.rewards.interval import wilson_interval
 
 __all__ = ["DiversitySettings", "DiversityTracker", "measured", "run_diversity"]
 
@@ -240,7 +241,9 @@ def run_diversity(
     else:
         overall, per_iteration, alarms = _measure_by_iteration(rows, vectors, settings)
     points, projection = map_of(rows, vectors, settings)
-    return RunDiversity(overall, per_iteration, points, alarms, projection)
+    near = wilson_interval(round(overall.near_duplicate_rate * overall.count), overall.count)
+    return RunDiversity(overall, per_iteration, points, alarms, projection,
+                        score_interval(vectors[map_sample(len(rows))]) if rows else (0.0, 2.0), near)
 
 
 def _measure_by_iteration(rows: Sequence[EnvSummary], vectors: np.ndarray, settings: DiversitySettings):
@@ -263,12 +266,21 @@ def _measure_by_iteration(rows: Sequence[EnvSummary], vectors: np.ndarray, setti
     return overall, per_iteration, tuple(alarms)
 
 
+def map_sample(count: int) -> np.ndarray:
+    """Which of ``count`` environments the map shows: all, or ``MAP_POINTS`` evenly spaced.
+
+    >>> map_sample(3).tolist(), len(map_sample(10 * MAP_POINTS))
+    ([0, 1, 2], 2000)
+    """
+    return np.unique(np.linspace(0, count - 1, min(count, MAP_POINTS)).round().astype(int))
+
+
 def map_of(rows: Sequence[EnvSummary], vectors: np.ndarray,
            settings: DiversitySettings) -> tuple[tuple[MapPoint, ...], str]:
     """The map's points (an evenly spaced sample of at most ``MAP_POINTS``) and its projection."""
     if not rows:
         return (), "none"
-    chosen = np.unique(np.linspace(0, len(rows) - 1, min(len(rows), MAP_POINTS)).round().astype(int))
+    chosen = map_sample(len(rows))
     coords, method = project_2d(vectors[chosen])
     labels = cluster_labels(vectors[chosen], settings.cluster_distance)
     return map_points([rows[k] for k in chosen], coords, labels), method

@@ -16,43 +16,12 @@ clipped to [-1, 1]. ``diff`` itself is the plain difference of accuracies.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from spadework.rewards.interval import adjusted_interval
+from spadework.rewards.interval import Z95, adjusted_interval, wilson_interval
 
-Z95 = 1.959963984540054
-"""The standard normal quantile of a two-sided 95% interval."""
-
-
-def wilson_interval(solved: int, n: int, z: float = Z95) -> tuple[float, float]:
-    """Wilson's score interval for the accuracy ``solved / n`` (95% by default).
-
-    ``(0.0, 1.0)`` when ``n`` is 0 (nothing is known).
-
-    Raises:
-        ValueError: ``solved`` is not between 0 and ``n``.
-
-    >>> [round(x, 4) for x in wilson_interval(5, 10)]
-    [0.2366, 0.7634]
-    >>> [round(x, 4) for x in wilson_interval(0, 10)]
-    [0.0, 0.2775]
-    >>> [round(x, 4) for x in wilson_interval(10, 10)]
-    [0.7225, 1.0]
-    >>> wilson_interval(0, 0)
-    (0.0, 1.0)
-    """
-    if not 0 <= solved <= n:
-        raise ValueError(f"solved must be between 0 and n, got {solved} of {n}")
-    if n == 0:
-        return 0.0, 1.0
-    p = solved / n
-    denominator = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denominator
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
-    return max(0.0, centre - half), min(1.0, centre + half)
-
+__all__ = ["Z95", "PairedStats", "paired_comparison", "paired_interval", "wilson_interval"]
 
 @dataclass(frozen=True)
 class PairedStats:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from spadework.report.diversity_map import iteration_fills, point_label
-from spadework.report.shell import Section, empty, esc, page, percent, table
+from spadework.report.shell import Section, empty, esc, page, percent, table, with_interval
 from spadework.report.svg import ScatterPoint, format_number, svg_scatter
 
 if TYPE_CHECKING:
@@ -29,6 +29,8 @@ class AblationRow:
     collapse_alarms: int
     eval_accuracy: float | None = None
     eval_ci: tuple[float, float] | None = None
+    diversity_ci: tuple[float, float] | None = None
+    near_duplicate_ci: tuple[float, float] | None = None
 
 
 COLUMNS = ("arm", "what changes", "valid", "mean regret", "diversity", "near-duplicates", "clusters",
@@ -38,15 +40,16 @@ COLUMNS = ("arm", "what changes", "valid", "mean regret", "diversity", "near-dup
 def _held_out(row: AblationRow) -> str:
     if row.eval_accuracy is None:
         return "–"
-    ci = f" [{percent(row.eval_ci[0])}, {percent(row.eval_ci[1])}]" if row.eval_ci else ""
-    return percent(row.eval_accuracy) + ci
+    return with_interval(percent(row.eval_accuracy), row.eval_ci, percent)
 
 
 def comparison_table(rows: Sequence[AblationRow], descriptions: Mapping[Any, str]) -> str:
     """One row per arm (every cell escaped)."""
     by_name = {str(k): v for k, v in descriptions.items()}
     cells = [[esc(r.arm), esc(by_name.get(r.arm, "")), f"{r.valid}/{r.designs} ({percent(r.valid_rate)})",
-              format_number(r.mean_regret), format_number(r.diversity), percent(r.near_duplicate_rate),
+              format_number(r.mean_regret),
+              with_interval(format_number(r.diversity), r.diversity_ci, format_number),
+              with_interval(percent(r.near_duplicate_rate), r.near_duplicate_ci, percent),
               str(r.clusters), str(r.collapse_alarms), esc(_held_out(r))] for r in rows]
     return table(COLUMNS, cells, numeric=(False, False, True, True, True, True, True, True, True))
 
@@ -54,8 +57,10 @@ def comparison_table(rows: Sequence[AblationRow], descriptions: Mapping[Any, str
 def arm_map(name: str, diversity: RunDiversity) -> str:
     """One arm's map, coloured by iteration, with its scores under the title."""
     points = diversity.points
-    summary = (f"diversity {format_number(diversity.overall.score)}, near-duplicates "
-               f"{percent(diversity.overall.near_duplicate_rate)}, {diversity.overall.clusters} clusters")
+    overall = diversity.overall
+    score = with_interval(format_number(overall.score), diversity.score_ci, format_number)
+    near = with_interval(percent(overall.near_duplicate_rate), diversity.near_duplicate_ci, percent)
+    summary = f"diversity {score}, near-duplicates {near}, {overall.clusters} clusters"
     if not points:
         return f"<figure><h3>{esc(name)}</h3>{empty('no valid environment to map')}</figure>"
     fills, _ = iteration_fills(points)
@@ -72,7 +77,8 @@ def ablation_page(rows: Sequence[AblationRow], maps: Mapping[str, RunDiversity],
     figures = "".join(arm_map(r.arm, maps[r.arm]) for r in rows if r.arm in maps)
     note = ('<p class="note">Each arm is a run of its own at the same scale and seed. Diversity is the '
             "mean pairwise cosine distance of the valid environments' embeddings; near-duplicates have "
-            "a nearest neighbour closer than the near-duplicate distance.</p>")
+            "a nearest neighbour closer than the near-duplicate distance. Brackets: 95% intervals (the "
+            "diversity score's by the jackknife over environments, the near-duplicate rate's Wilson's).</p>")
     sections = [Section("comparison", "Comparison", note + comparison_table(rows, descriptions)),
                 Section("maps", "Diversity maps", f'<div class="charts">{figures}</div>')]
     return page("spadework ablation", sections, subtitle=f"{len(rows)} arms")

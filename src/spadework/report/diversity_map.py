@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from spadework.report.rundata import number
-from spadework.report.shell import Section, definition_list, empty, esc, percent, script_json
+from spadework.report.shell import Section, definition_list, empty, esc, percent, script_json, with_interval
 from spadework.report.svg import (
     MISSING_COLOUR,
     PALETTE,
@@ -198,8 +198,10 @@ def map_section(diversity: RunDiversity | None, note: str = "") -> Section:
     overall = diversity.overall
     parts = [alarms_html(diversity.alarms), definition_list([
         ("valid environments measured", overall.count),
-        ("diversity score (mean pairwise cosine distance)", format_number(overall.score)),
-        ("near-duplicate rate", percent(overall.near_duplicate_rate, 1)),
+        ("diversity score (mean pairwise cosine distance) [95% interval]",
+         with_interval(format_number(overall.score), diversity.score_ci, format_number)),
+        ("near-duplicate rate [95% interval]",
+         with_interval(percent(overall.near_duplicate_rate, 1), diversity.near_duplicate_ci, percent)),
         ("clusters", overall.clusters),
         ("map projection", diversity.projection),
     ])]

@@ -7,7 +7,7 @@ untrusted text: it goes through ``esc`` into markup and through ``script_json`` 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
@@ -145,3 +145,13 @@ def page(title: str, sections: Sequence[Section], subtitle: str = "") -> str:
         f'<header class="top"><h1>{esc(title)}</h1><span class="subtitle">{esc(subtitle)}</span>'
         f"<nav>{nav}</nav></header>\n<main>\n{body}\n</main>\n<script>{JS}</script>\n</body>\n</html>\n"
     )
+
+
+def with_interval(value: str, interval: tuple[float, float] | None,
+                  shown: Callable[[float], str] = str) -> str:
+    """``value`` followed by its interval in brackets, each end shown by ``shown``.
+
+    >>> with_interval("0.41", (0.3, 0.52), lambda x: f"{x:.2f}"), with_interval("3", None)
+    ('0.41 [0.30, 0.52]', '3')
+    """
+    return value if interval is None else f"{value} [{shown(interval[0])}, {shown(interval[1])}]"
