@@ -23,7 +23,7 @@ from spadework.engines import measure_run
 from spadework.eval.policies import PolicySpec, parse_policy_spec, play_policy
 from spadework.eval.report import EVAL_DIR, report_json, write_report
 from spadework.eval.tasks import configured_tasks
-from spadework.report.ablation import AblationRow, ablation_page
+from spadework.report.ablation import AblationRow, ablation_page, every_design_cells
 from spadework.report.shell import with_interval
 from spadework.rewards import mean
 from spadework.rundir import write_atomically
@@ -63,8 +63,10 @@ def arm_config(base: dict[str, Any], arm: Ablation, config_file: Path | None) ->
 
 
 def row_of(arm: Ablation, run_dir: Path, diversity: RunDiversity,
-           eval_result: tuple[float, float, float] | None = None) -> AblationRow:
-    """An arm's row from its archive and its diversity; ``eval_result``: (accuracy, low, high)."""
+           eval_result: tuple[float, float, float] | None = None,
+           designs: RunDiversity | None = None) -> AblationRow:
+    """An arm's row from its archive and its diversity (of its environments, and of ``designs``: every
+    design, valid or not); ``eval_result``: (accuracy, low, high)."""
     with Archive.open(run_dir, create=False) as archive:
         finals = [(r.valid, design.play) for r in archive.records()
                   if (design := r.design) is not None and design.final]
@@ -78,6 +80,11 @@ def row_of(arm: Ablation, run_dir: Path, diversity: RunDiversity,
         eval_accuracy=eval_result[0] if eval_result else None,
         eval_ci=(eval_result[1], eval_result[2]) if eval_result else None,
         diversity_ci=diversity.score_ci, near_duplicate_ci=diversity.near_duplicate_ci,
+        **({} if designs is None else {
+            "designs_measured": designs.overall.count, "designs_diversity": designs.overall.score,
+            "designs_diversity_ci": designs.score_ci,
+            "designs_near_duplicate_rate": designs.overall.near_duplicate_rate,
+            "designs_near_duplicate_ci": designs.near_duplicate_ci}),
     )
 
 
@@ -87,10 +94,11 @@ def markdown_table(rows: Sequence[AblationRow]) -> str:
     >>> row = AblationRow("full", "r/full", 4, 3, 0.75, 0.5, 0.41, 0.0, 3, 0, 0.5, (0.2, 0.8),
     ...                   (0.3, 0.52), (0, 0.56))
     >>> print(markdown_table([row]).splitlines()[2])
-    | full | 3/4 (75%) | 0.500 | 0.410 [0.300, 0.520] | 0% [0%, 56%] | 3 | 0 | 50% [20%, 80%] |
+    | full | 3/4 (75%) | 0.500 | 0.410 [0.300, 0.520] | 0% [0%, 56%] | 3 | - | - | 0 | 50% [20%, 80%] |
     """
-    lines = ["| arm | valid | mean regret | diversity | near-duplicates | clusters | collapse alarms "
-             "| held-out eval |", "|---|---|---|---|---|---|---|---|"]
+    lines = ["| arm | valid | mean regret | diversity | near-duplicates | clusters | every design: diversity "
+             "| every design: near-duplicates | collapse alarms | held-out eval |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     def share(x: float) -> str:
         return f"{x:.0%}"
 
@@ -102,7 +110,8 @@ def markdown_table(rows: Sequence[AblationRow]) -> str:
         lines.append(f"| {r.arm} | {r.valid}/{r.designs} ({r.valid_rate:.0%}) | {r.mean_regret:.3f} "
                      f"| {with_interval(number(r.diversity), r.diversity_ci, number)} "
                      f"| {with_interval(share(r.near_duplicate_rate), r.near_duplicate_ci, share)} "
-                     f"| {r.clusters} | {r.collapse_alarms} | {held_out} |")
+                     f"| {r.clusters} | {' | '.join(every_design_cells(r, number, share))} "
+                     f"| {r.collapse_alarms} | {held_out} |")
     return "\n".join(lines) + "\n"
 
 
@@ -151,7 +160,8 @@ def ablate(
         say(f"{'resuming' if resume else 'running'} {arm.value}: {DESCRIPTIONS[arm]} -> {run_dir}")
         run_arm(config, run_dir, resume)
         maps[arm.value] = measure_run(run_dir)
-        rows.append(row_of(arm, run_dir, maps[arm.value], evaluate(config, run_dir) if evaluate else None))
+        rows.append(row_of(arm, run_dir, maps[arm.value], evaluate(config, run_dir) if evaluate else None,
+                           measure_run(run_dir, every_design=True)))
     write_atomically(out / "ablation.json", json.dumps([asdict(r) for r in rows], indent=2) + "\n")
     write_atomically(out / "ablation.md", markdown_table(rows))
 

@@ -96,11 +96,12 @@ def diversity_tracker(config: RunConfig, run_dir: Path | None = None) -> Diversi
                             index_dir=None if run_dir is None else Path(run_dir) / INDEX_DIR)
 
 
-def measure_run(run_dir: Path) -> RunDiversity:
-    """A run's diversity, measured with the settings of its own config (the defaults without one)."""
+def measure_run(run_dir: Path, *, every_design: bool = False) -> RunDiversity:
+    """A run's diversity, measured with the settings of its own config (the defaults without one);
+    ``every_design``: of every design the designer wrote, valid or not (``run_diversity``)."""
     path = Path(run_dir) / CONFIG_FILE
     return run_diversity(run_dir, *diversity_parts(load_config(path if path.is_file() else None).diversity),
-                         use_logged=True)
+                         use_logged=True, every_design=every_design)
 
 
 def tracking_settings(config: RunConfig) -> TrackingSettings:

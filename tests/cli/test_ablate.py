@@ -56,6 +56,11 @@ def test_the_table_agrees_with_each_arms_archive(ablation: Path):
         assert row["clusters"] == overall.clusters
         assert row["diversity_ci"] == pytest.approx(list(measured.score_ci))
         assert row["near_duplicate_ci"] == pytest.approx(list(measured.near_duplicate_ci))
+        designs = measure_run(run_dir, every_design=True)  # valid or not: the invalid designs too
+        named = [r for r in finals if r.class_name]
+        assert row["designs_measured"] == designs.overall.count == len(named) >= len(valid)
+        assert row["designs_diversity"] == pytest.approx(designs.overall.score)
+        assert row["designs_diversity_ci"] == pytest.approx(list(designs.score_ci))
     # nothing trained: every arm is the same base policy, evaluated once, its report in every run
     reports = [json.loads((ablation / a.value / "eval/eval-ablate.json").read_text()) for a in Ablation]
     assert [r["policies"][0]["name"] for r in reports] == [f"{a.value}/untrained" for a in Ablation]
@@ -117,7 +122,7 @@ def test_markdown_table_marks_missing_eval():
     from spadework.ablate import AblationRow
 
     row = AblationRow("no-memory", "r", 2, 0, 0.0, 0.0, 0.0, 0.0, 0, 0)
-    expected = "| no-memory | 0/2 (0%) | 0.000 | 0.000 | 0% | 0 | 0 | - |"
+    expected = "| no-memory | 0/2 (0%) | 0.000 | 0.000 | 0% | 0 | - | - | 0 | - |"
     assert markdown_table([row]).splitlines()[2] == expected
 
 

@@ -85,6 +85,20 @@ def test_run_diversity_on_a_synthetic_archive_matches_hand_computed_values(tmp_p
     assert max(abs(a[0] - b[0]) + abs(a[1] - b[1]) for a in twins for b in twins) < 1e-9
 
 
+def test_every_design_counts_invalid_final_attempts_but_not_replies_without_a_class(tmp_path: Path):
+    synthetic_archive(tmp_path)
+    no_code = Verdict(checks=(CheckResult("parse", Outcome.FAILED),), isolation="none")
+    design = DesignResult(3, "i3-empty", 1, None, "games", True)
+    empty = EnvRecord.new("no code here", no_code, "run:empty", design=design)
+    with Archive.open(tmp_path, create=False) as archive:
+        archive.commit_iteration(3, [empty], {}, {})
+    measured = run_diversity(tmp_path, FakeEmbedder(VECTORS), SETTINGS, every_design=True)
+    # AAA, BBB, CCC (invalid, final) in iteration 0, then AAA three times; CCC's retry is not final
+    assert measured.overall.count == 6 and math.isclose(measured.overall.score, 9 / 15)
+    assert measured.per_iteration[0].count == 3 and math.isclose(measured.per_iteration[0].score, 1.0)
+    assert run_diversity(tmp_path, FakeEmbedder(VECTORS), SETTINGS).overall.count == 5  # valid only
+
+
 def test_embeddings_are_cached_in_the_archive(tmp_path: Path):
     synthetic_archive(tmp_path)
     fake = FakeEmbedder(VECTORS)

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from spadework.archive import Archive, EnvRecord, EnvSummary, PlayResult, VectorUpdate
+from spadework.archive.side import MEASURED
 from spadework.diversity.embed import Embedder, EmbedderKind, make_embedder
 from spadework.diversity.incremental import BatchResult, DiversitySettings, IncrementalDiversity, quantise
 from spadework.diversity.measure import as_matrix, cluster_labels, score_interval
@@ -209,9 +210,14 @@ def logged(archive: Archive) -> dict[int, dict[str, float]] | None:
     return found if found and all(all(k in m for k in keys) for m in found.values()) else None
 
 
+EVERY_DESIGN = "iteration >= 0 AND final = 1 AND class_name IS NOT NULL"
+"""The designs ``run_diversity(every_design=True)`` measures: each design's final attempt whose code
+names an environment class, valid or not (a reply without code has nothing to measure)."""
+
+
 def run_diversity(
     run_dir: Path, embedder: Embedder | None = None, settings: DiversitySettings | None = None, *,
-    use_logged: bool = False,
+    use_logged: bool = False, every_design: bool = False,
 ) -> RunDiversity:
     """Measure a run: the summary over all its environments, the summary after each iteration
     (cumulative, the same incremental measures as the loop's), the iterations that raised the
@@ -225,13 +231,16 @@ def run_diversity(
             every iteration has them and the loop stored every vector with this embedder (they were
             measured with the run's settings, so only ``measure_run`` asks for this); else they are
             measured again, iteration by iteration.
+        every_design: measure what the designer wrote rather than the run's environments: every
+            design's final attempt, valid or not (``EVERY_DESIGN``; never from the logged figures,
+            which count valid environments only).
     """
     embedder = embedder or make_embedder(EmbedderKind.AUTO)
     settings = settings or DiversitySettings()
     with Archive.open(run_dir, create=False) as archive:
-        rows = archive.summaries("valid = 1 AND (iteration < 0 OR final = 1)")
+        rows = archive.summaries(EVERY_DESIGN if every_design else MEASURED)
         vectors, flags = run_vectors(archive, rows, embedder)
-        history = logged(archive) if use_logged and flags is not None else None
+        history = logged(archive) if use_logged and flags is not None and not every_design else None
     if history is not None:
         state = IncrementalDiversity(settings)
         state.load(np.array([r.id for r in rows], dtype=np.int64), vectors, flags)

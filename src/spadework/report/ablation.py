@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -15,7 +15,9 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class AblationRow:
-    """One arm's figures (``None``: not measured)."""
+    """One arm's figures (``None``: not measured). ``diversity``, ``near_duplicate_rate`` and
+    ``clusters`` are of the arm's valid environments; the ``designs_*`` figures of every design
+    the designer wrote, valid or not (``designs_measured`` of them had code to measure)."""
 
     arm: str
     run_dir: str
@@ -31,10 +33,32 @@ class AblationRow:
     eval_ci: tuple[float, float] | None = None
     diversity_ci: tuple[float, float] | None = None
     near_duplicate_ci: tuple[float, float] | None = None
+    designs_measured: int | None = None
+    designs_diversity: float | None = None
+    designs_diversity_ci: tuple[float, float] | None = None
+    designs_near_duplicate_rate: float | None = None
+    designs_near_duplicate_ci: tuple[float, float] | None = None
 
 
 COLUMNS = ("arm", "what changes", "valid", "mean regret", "diversity", "near-duplicates", "clusters",
-           "collapse alarms", "held-out eval")
+           "every design: diversity", "every design: near-duplicates", "collapse alarms", "held-out eval")
+
+
+def every_design_cells(row: AblationRow, number: Callable[[float], str],
+                       share: Callable[[float], str]) -> tuple[str, str]:
+    """The diversity (with the designs measured) and near-duplicate rate of every design.
+
+    >>> row = AblationRow("full", "r", 4, 1, 0.25, 0.0, 0.0, 0.0, 1, 0, designs_measured=3,
+    ...                   designs_diversity=0.5, designs_diversity_ci=(0.25, 0.75),
+    ...                   designs_near_duplicate_rate=0.0)
+    >>> every_design_cells(row, str, str)
+    ('0.5 [0.25, 0.75] of 3', '0.0')
+    """
+    if row.designs_diversity is None or row.designs_near_duplicate_rate is None:
+        return "-", "-"
+    return (f"{with_interval(number(row.designs_diversity), row.designs_diversity_ci, number)} "
+            f"of {row.designs_measured}",
+            with_interval(share(row.designs_near_duplicate_rate), row.designs_near_duplicate_ci, share))
 
 
 def _held_out(row: AblationRow) -> str:
@@ -49,9 +73,10 @@ def comparison_table(rows: Sequence[AblationRow], descriptions: Mapping[Any, str
     cells = [[esc(r.arm), esc(by_name.get(r.arm, "")), f"{r.valid}/{r.designs} ({percent(r.valid_rate)})",
               format_number(r.mean_regret),
               with_interval(format_number(r.diversity), r.diversity_ci, format_number),
-              with_interval(percent(r.near_duplicate_rate), r.near_duplicate_ci, percent),
-              str(r.clusters), str(r.collapse_alarms), esc(_held_out(r))] for r in rows]
-    return table(COLUMNS, cells, numeric=(False, False, True, True, True, True, True, True, True))
+              with_interval(percent(r.near_duplicate_rate), r.near_duplicate_ci, percent), str(r.clusters),
+              *every_design_cells(r, format_number, percent), str(r.collapse_alarms), esc(_held_out(r))]
+             for r in rows]
+    return table(COLUMNS, cells, numeric=(False, False) + (True,) * (len(COLUMNS) - 2))
 
 
 def arm_map(name: str, diversity: RunDiversity) -> str:
@@ -77,7 +102,9 @@ def ablation_page(rows: Sequence[AblationRow], maps: Mapping[str, RunDiversity],
     figures = "".join(arm_map(r.arm, maps[r.arm]) for r in rows if r.arm in maps)
     note = ('<p class="note">Each arm is a run of its own at the same scale and seed. Diversity is the '
             "mean pairwise cosine distance of the valid environments' embeddings; near-duplicates have "
-            "a nearest neighbour closer than the near-duplicate distance. Brackets: 95% intervals (the "
+            "a nearest neighbour closer than the near-duplicate distance. \"Every design\" measures what the "
+            "designer wrote, valid or not (each design's final attempt that names an environment class). "
+            "Brackets: 95% intervals (the "
             "diversity score's by the jackknife over environments, the near-duplicate rate's Wilson's).</p>")
     sections = [Section("comparison", "Comparison", note + comparison_table(rows, descriptions)),
                 Section("maps", "Diversity maps", f'<div class="charts">{figures}</div>')]
