@@ -23,7 +23,7 @@ from spadework.engines import measure_run
 from spadework.eval.policies import PolicySpec, parse_policy_spec, play_policy
 from spadework.eval.report import EVAL_DIR, report_json, write_report
 from spadework.eval.tasks import configured_tasks
-from spadework.report.ablation import AblationRow, ablation_page, every_design_cells
+from spadework.report.ablation import AblationRow, ablation_page, every_design_cells, map_svg
 from spadework.report.shell import with_interval
 from spadework.rewards import mean
 from spadework.rundir import write_atomically
@@ -152,7 +152,7 @@ def ablate(
 ) -> list[AblationRow]:
     """Run (or resume) every arm in ``out/<arm>``, measure it, and write the comparison files."""
     out.mkdir(parents=True, exist_ok=True)
-    rows, maps = [], {}
+    rows, maps, design_maps = [], {}, {}
     for arm in arms:
         run_dir = out / arm.value
         config = arm_config(base, arm, config_file)
@@ -160,10 +160,25 @@ def ablate(
         say(f"{'resuming' if resume else 'running'} {arm.value}: {DESCRIPTIONS[arm]} -> {run_dir}")
         run_arm(config, run_dir, resume)
         maps[arm.value] = measure_run(run_dir)
+        design_maps[arm.value] = measure_run(run_dir, every_design=True)
         rows.append(row_of(arm, run_dir, maps[arm.value], evaluate(config, run_dir) if evaluate else None,
-                           measure_run(run_dir, every_design=True)))
+                           design_maps[arm.value]))
     write_atomically(out / "ablation.json", json.dumps([asdict(r) for r in rows], indent=2) + "\n")
     write_atomically(out / "ablation.md", markdown_table(rows))
-
-    write_atomically(out / "ablation.html", ablation_page(rows, maps, DESCRIPTIONS))
+    write_atomically(out / "ablation.html", ablation_page(rows, maps, DESCRIPTIONS, design_maps))
+    write_maps(out / MAPS_DIR, maps, design_maps)
     return rows
+
+
+MAPS_DIR = "maps"
+
+
+def write_maps(folder: Path, maps: dict[str, RunDiversity], design_maps: dict[str, RunDiversity]) -> None:
+    """Each arm's maps as SVG files: ``<arm>.svg`` (its valid environments) and
+    ``<arm>-every-design.svg``; a map with nothing to show is not written."""
+    folder.mkdir(exist_ok=True)
+    for name, suffix, measured in [*((a, "", m) for a, m in maps.items()),
+                                   *((a, "-every-design", m) for a, m in design_maps.items())]:
+        svg = map_svg(measured, "designs" if suffix else "environments")
+        if svg is not None:
+            write_atomically(folder / f"{name}{suffix}.svg", svg)

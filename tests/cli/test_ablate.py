@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import tomllib
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -83,8 +84,18 @@ def test_the_html_shows_every_arm_and_its_map(ablation: Path):
     for arm in Ablation:
         assert f"<h3>{arm.value}</h3>" in page
     assert page.count("<svg") >= len(Ablation)
-    assert page.count("near-duplicates 0% [0%, ") == len(Ablation)  # each map's summary, with intervals
     assert "https://" not in page and "http://" not in page.replace('xmlns="http://www.w3.org/2000/svg"', "")
+    assert "near-duplicates 0% [0%, " in page  # the maps' summaries carry intervals
+    assert 'id="design-maps"' in page and page.count('aria-label="3 designs (PCA)"') == len(Ablation)
+
+
+def test_every_map_is_also_a_standalone_svg(ablation: Path):
+    for row in json.loads((ablation / "ablation.json").read_text()):
+        for name, points in ((f"{row['arm']}.svg", row["valid"]),
+                             (f"{row['arm']}-every-design.svg", row["designs_measured"])):
+            svg = ET.fromstring((ablation / "maps" / name).read_text())  # well-formed XML
+            assert svg.tag == "{http://www.w3.org/2000/svg}svg"
+            assert len(svg.findall("{http://www.w3.org/2000/svg}circle")) == points > 0
 
 
 def sizes(out: Path) -> dict[Ablation, int]:

@@ -79,33 +79,45 @@ def comparison_table(rows: Sequence[AblationRow], descriptions: Mapping[Any, str
     return table(COLUMNS, cells, numeric=(False, False) + (True,) * (len(COLUMNS) - 2))
 
 
-def arm_map(name: str, diversity: RunDiversity) -> str:
-    """One arm's map, coloured by iteration, with its scores under the title."""
+def map_svg(diversity: RunDiversity, what: str = "environments") -> str | None:
+    """A run's map as one SVG (coloured by iteration); None when there is nothing to map."""
     points = diversity.points
+    if not points:
+        return None
+    fills, _ = iteration_fills(points)
+    scatter = [ScatterPoint(p.x, p.y, fill, point_label(p)) for p, fill in zip(points, fills, strict=True)]
+    return svg_scatter(scatter, title=f"{len(points)} {what} ({diversity.projection})",
+                       x_label="colour: iteration, dark (early) to yellow (late)")
+
+
+def arm_map(name: str, diversity: RunDiversity, what: str = "environments") -> str:
+    """One arm's map, coloured by iteration, with its scores under the title."""
     overall = diversity.overall
     score = with_interval(format_number(overall.score), diversity.score_ci, format_number)
     near = with_interval(percent(overall.near_duplicate_rate), diversity.near_duplicate_ci, percent)
     summary = f"diversity {score}, near-duplicates {near}, {overall.clusters} clusters"
-    if not points:
-        return f"<figure><h3>{esc(name)}</h3>{empty('no valid environment to map')}</figure>"
-    fills, _ = iteration_fills(points)
-    scatter = svg_scatter([ScatterPoint(p.x, p.y, fill, point_label(p)) for p, fill in zip(points, fills,
-                                                                                          strict=True)],
-                          title=f"{len(points)} environments ({diversity.projection})",
-                          x_label="colour: iteration, dark (early) to yellow (late)")
+    scatter = map_svg(diversity, what)
+    if scatter is None:
+        return f"<figure><h3>{esc(name)}</h3>{empty(f'no {what} to map')}</figure>"
     return f'<figure><h3>{esc(name)}</h3><p class="note">{esc(summary)}</p>{scatter}</figure>'
 
 
 def ablation_page(rows: Sequence[AblationRow], maps: Mapping[str, RunDiversity],
-                  descriptions: Mapping[Any, str]) -> str:
-    """The whole page: the table, then the maps in the table's order."""
+                  descriptions: Mapping[Any, str],
+                  design_maps: Mapping[str, RunDiversity] | None = None) -> str:
+    """The whole page: the table, then the maps in the table's order (of the valid environments, and
+    of every design when ``design_maps`` are given)."""
     figures = "".join(arm_map(r.arm, maps[r.arm]) for r in rows if r.arm in maps)
     note = ('<p class="note">Each arm is a run of its own at the same scale and seed. Diversity is the '
             "mean pairwise cosine distance of the valid environments' embeddings; near-duplicates have "
-            "a nearest neighbour closer than the near-duplicate distance. \"Every design\" measures what the "
-            "designer wrote, valid or not (each design's final attempt that names an environment class). "
-            "Brackets: 95% intervals (the "
-            "diversity score's by the jackknife over environments, the near-duplicate rate's Wilson's).</p>")
+            "a nearest neighbour closer than the near-duplicate distance. \"Every design\" measures what "
+            "the designer wrote, valid or not (each design's final attempt that names an environment "
+            "class). Brackets: 95% intervals (the diversity score's by the jackknife over environments, "
+            "the near-duplicate rate's Wilson's).</p>")
     sections = [Section("comparison", "Comparison", note + comparison_table(rows, descriptions)),
                 Section("maps", "Diversity maps", f'<div class="charts">{figures}</div>')]
+    if design_maps:
+        designs = "".join(arm_map(r.arm, design_maps[r.arm], "designs") for r in rows if r.arm in design_maps)
+        sections.append(Section("design-maps", "Maps of every design",
+                                f'<div class="charts">{designs}</div>'))
     return page("spadework ablation", sections, subtitle=f"{len(rows)} arms")
