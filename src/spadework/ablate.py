@@ -99,6 +99,7 @@ def markdown_table(rows: Sequence[AblationRow]) -> str:
     lines = ["| arm | valid | mean regret | diversity | near-duplicates | clusters | every design: diversity "
              "| every design: near-duplicates | collapse alarms | held-out eval |",
              "|---|---|---|---|---|---|---|---|---|---|"]
+
     def share(x: float) -> str:
         return f"{x:.0%}"
 
