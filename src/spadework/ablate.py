@@ -23,8 +23,7 @@ from spadework.engines import measure_run
 from spadework.eval.policies import PolicySpec, parse_policy_spec, play_policy
 from spadework.eval.report import EVAL_DIR, report_json, write_report
 from spadework.eval.tasks import configured_tasks
-from spadework.report.ablation import AblationRow, ablation_page, every_design_cells, map_svg
-from spadework.report.shell import with_interval
+from spadework.report.ablation import COLUMNS, AblationRow, ablation_page, figure_cells, map_svg
 from spadework.rewards import mean
 from spadework.rundir import write_atomically
 
@@ -96,23 +95,11 @@ def markdown_table(rows: Sequence[AblationRow]) -> str:
     >>> print(markdown_table([row]).splitlines()[2])
     | full | 3/4 (75%) | 0.500 | 0.410 [0.300, 0.520] | 0% [0%, 56%] | 3 | - | - | 0 | 50% [20%, 80%] |
     """
-    lines = ["| arm | valid | mean regret | diversity | near-duplicates | clusters | every design: diversity "
-             "| every design: near-duplicates | collapse alarms | held-out eval |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
-
-    def share(x: float) -> str:
-        return f"{x:.0%}"
-
-    def number(x: float) -> str:
-        return f"{x:.3f}"
-
+    names = [c for c in COLUMNS if c != "what changes"]
+    lines = ["| " + " | ".join(names) + " |", "|" + "---|" * len(names)]
     for r in rows:
-        held_out = "-" if r.eval_accuracy is None else with_interval(share(r.eval_accuracy), r.eval_ci, share)
-        lines.append(f"| {r.arm} | {r.valid}/{r.designs} ({r.valid_rate:.0%}) | {r.mean_regret:.3f} "
-                     f"| {with_interval(number(r.diversity), r.diversity_ci, number)} "
-                     f"| {with_interval(share(r.near_duplicate_rate), r.near_duplicate_ci, share)} "
-                     f"| {r.clusters} | {' | '.join(every_design_cells(r, number, share))} "
-                     f"| {r.collapse_alarms} | {held_out} |")
+        cells = figure_cells(r, lambda x: f"{x:.3f}", lambda x: f"{x:.0%}", "-")
+        lines.append(f"| {r.arm} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 

@@ -44,38 +44,36 @@ COLUMNS = ("arm", "what changes", "valid", "mean regret", "diversity", "near-dup
            "every design: diversity", "every design: near-duplicates", "collapse alarms", "held-out eval")
 
 
-def every_design_cells(row: AblationRow, number: Callable[[float], str],
-                       share: Callable[[float], str]) -> tuple[str, str]:
-    """The diversity (with the designs measured) and near-duplicate rate of every design.
+def figure_cells(row: AblationRow, number: Callable[[float], str], share: Callable[[float], str],
+                 missing: str) -> list[str]:
+    """An arm's figures in ``COLUMNS`` order after its name and description: numbers shown by
+    ``number``, shares by ``share``, a figure not measured as ``missing``.
 
-    >>> row = AblationRow("full", "r", 4, 1, 0.25, 0.0, 0.0, 0.0, 1, 0, designs_measured=3,
+    >>> row = AblationRow("full", "r", 4, 1, 0.25, 0.0, 0.5, 0.0, 1, 0, designs_measured=3,
     ...                   designs_diversity=0.5, designs_diversity_ci=(0.25, 0.75),
     ...                   designs_near_duplicate_rate=0.0)
-    >>> every_design_cells(row, str, str)
-    ('0.5 [0.25, 0.75] of 3', '0.0')
+    >>> figure_cells(row, str, str, "-")
+    ['1/4 (0.25)', '0.0', '0.5', '0.0', '1', '0.5 [0.25, 0.75] of 3', '0.0', '0', '-']
     """
-    if row.designs_diversity is None or row.designs_near_duplicate_rate is None:
-        return "-", "-"
-    return (f"{with_interval(number(row.designs_diversity), row.designs_diversity_ci, number)} "
-            f"of {row.designs_measured}",
-            with_interval(share(row.designs_near_duplicate_rate), row.designs_near_duplicate_ci, share))
-
-
-def _held_out(row: AblationRow) -> str:
-    if row.eval_accuracy is None:
-        return "–"
-    return with_interval(percent(row.eval_accuracy), row.eval_ci, percent)
+    every_design = [missing, missing]
+    if row.designs_diversity is not None and row.designs_near_duplicate_rate is not None:
+        diversity = with_interval(number(row.designs_diversity), row.designs_diversity_ci, number)
+        near = with_interval(share(row.designs_near_duplicate_rate), row.designs_near_duplicate_ci, share)
+        every_design = [f"{diversity} of {row.designs_measured}", near]
+    held_out = missing
+    if row.eval_accuracy is not None:
+        held_out = with_interval(share(row.eval_accuracy), row.eval_ci, share)
+    return [f"{row.valid}/{row.designs} ({share(row.valid_rate)})", number(row.mean_regret),
+            with_interval(number(row.diversity), row.diversity_ci, number),
+            with_interval(share(row.near_duplicate_rate), row.near_duplicate_ci, share), str(row.clusters),
+            *every_design, str(row.collapse_alarms), held_out]
 
 
 def comparison_table(rows: Sequence[AblationRow], descriptions: Mapping[Any, str]) -> str:
     """One row per arm (every cell escaped)."""
     by_name = {str(k): v for k, v in descriptions.items()}
-    cells = [[esc(r.arm), esc(by_name.get(r.arm, "")), f"{r.valid}/{r.designs} ({percent(r.valid_rate)})",
-              format_number(r.mean_regret),
-              with_interval(format_number(r.diversity), r.diversity_ci, format_number),
-              with_interval(percent(r.near_duplicate_rate), r.near_duplicate_ci, percent), str(r.clusters),
-              *every_design_cells(r, format_number, percent), str(r.collapse_alarms), esc(_held_out(r))]
-             for r in rows]
+    cells = [[esc(r.arm), esc(by_name.get(r.arm, "")),
+              *(esc(c) for c in figure_cells(r, format_number, percent, "–"))] for r in rows]
     return table(COLUMNS, cells, numeric=(False, False) + (True,) * (len(COLUMNS) - 2))
 
 
