@@ -97,6 +97,20 @@ def step_error(env: SandboxedEnv, error: type[Exception], action: str = "go") ->
     return str(caught.value)
 
 
+def test_a_thread_that_exits_while_looked_at_does_not_hide_the_running_ones(monkeypatch):
+    """A killed process's threads vanish from /proc one by one: a thread gone between the
+    listing and the read must not make the process look dead while its other threads run
+    (the race behind a spinning worker seen alive after ``close()``)."""
+    listdir = os.listdir
+
+    def with_a_vanished_thread(path):
+        entries = listdir(path)
+        return ["999999999", *entries] if str(path).endswith("/task") else entries
+
+    monkeypatch.setattr(os, "listdir", with_a_vanished_thread)
+    assert is_running(os.getpid())
+
+
 @pytest.fixture
 def opened(monkeypatch) -> list[WorkerProcess]:
     """Every worker an environment is loaded into during the test, failed loads included."""

@@ -47,14 +47,19 @@ def processes_of(uid: int) -> list[int]:
 
 def is_running(pid: int) -> bool:
     """Whether any thread of ``pid`` still runs. A zombie does not: it only waits to be
-    reaped by its parent (by init, for a detached child, which may take a while)."""
+    reaped by its parent (by init, for a detached child, which may take a while). A thread
+    that vanishes while it is looked at has exited; the others are still looked at."""
     try:
-        for tid in os.listdir(f"/proc/{pid}/task"):
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return False
+    for tid in tids:
+        try:
             with open(f"/proc/{pid}/task/{tid}/stat", "rb") as stat:
                 if stat.read().rsplit(b")", 1)[1].split()[0] != b"Z":
                     return True
-    except (OSError, IndexError):
-        pass
+        except (OSError, IndexError):
+            continue
     return False
 
 
