@@ -28,7 +28,7 @@ from spadework.policy.settings import PolicyKind
 from spadework.policy.toolcalls import CallFormat
 from spadework.replay import ReplayScore, ReplaySettings
 from spadework.rewards import CONFIDENCE, DesignerReward
-from spadework.rollout import HintStyle
+from spadework.rollout import Arms, HintStyle
 from spadework.rundir import CONFIG_FILE as CONFIG_FILE  # where a run keeps its config
 from spadework.tomltext import SURROGATE, dump_toml
 from spadework.tracking.settings import WandbMode
@@ -142,6 +142,8 @@ class AgentSection(Section):
     concurrency: int = Field(8, ge=1, description="environment steps in flight")
     hint_style: HintStyle = Field(HintStyle.LINE, description="how the hinted arm shows the hint: line (a "
                                   "'Hint:' line) or advice (a tip in a paragraph of its own)")
+    arms: Arms = Field(Arms.BOTH, description="both (without and with the hint, for regret) or nohint (the "
+                       "agent's own play only: half the play, for a fixed pool, where nothing earns regret)")
     sampling: SamplingConfig = SamplingConfig(temperature=0.7, max_tokens=384)
 
 
@@ -277,6 +279,12 @@ class RunConfig(Section):
         if "probe" in self.eval.suites and not self.eval.probe:
             raise ValueError("eval.suites names probe but eval.probe is unset; set eval.probe to a run "
                              "directory or a folder of environment files")
+        if self.agent.arms is Arms.NOHINT and not self.designer.fixed_pool:
+            raise ValueError("agent.arms = 'nohint' plays no hinted arm, so designs would earn no regret; "
+                             "use it with designer.fixed_pool (nothing designed), or set agent.arms = 'both'")
+        if self.agent.arms is Arms.NOHINT and self.replay.count:
+            raise ValueError("agent.arms = 'nohint' leaves replayed environments' regret unmeasured; set "
+                             "replay.count = 0, or agent.arms = 'both'")
         bfcl = "bfcl" in self.eval.suites or any(t.startswith("bfcl/") for t in self.eval.tasks)
         if (bfcl and self.eval.every and self.policy.kind is PolicyKind.EMBEDDED
                 and self.policy.n_ctx < self.eval.bfcl_n_ctx):

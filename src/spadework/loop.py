@@ -16,6 +16,7 @@ next, and what they need to start again (sketches, vectors) is committed with ea
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -141,7 +142,8 @@ class Loop:
         play_tokens, play_s = self.policy.take()
         outcomes, designer_flat = self.score(designs, episodes)
         replayed = replays.result(episodes, self.config.rewards.confidence)
-        metrics = iteration_metrics(designs, outcomes, replays.others(episodes), designer_flat)
+        metrics = iteration_metrics(designs, outcomes, replays.others(episodes), designer_flat,
+                                    self.config.agent.arms)
         metrics.update(replayed.metrics(len(episodes)))
         update_start = time.perf_counter()
         if self.trainer is not None:
@@ -224,12 +226,13 @@ class Loop:
 
     def play(self, iteration: int, designs: Sequence[Design],
              replays: Sequence[PlayJob] = ()) -> list[Episode]:
-        """Both arms of every valid design on its paired seeds, and the replays' jobs, in one batch."""
+        """Every valid design on its paired seeds in the arms played (both, unless ``agent.arms`` says
+        otherwise), and the replays' jobs, in one batch."""
         jobs = [
             PlayJob(design.design_id, design.final.code or "", seed, arm)
             for index, design in enumerate(designs) if design.valid
             for seed in play_seeds(self.config.run.seed, iteration, index, self.config.run.plays)
-            for arm in Arm
+            for arm in self.config.agent.arms.played
         ] + list(replays)
         agent = self.config.agent
         self.reporter.phase(f"iteration {iteration}: playing {len(jobs)} episodes", agent.max_turns)
@@ -315,12 +318,16 @@ def archive_records(
 
 def play_result(outcome: DesignOutcome, episodes: Sequence[Episode]) -> PlayResult:
     """What the plays of a valid design showed, as archived with its final attempt: scores, solve
-    rates, regret with its interval, its first no-hint observation and one transcript per arm."""
+    rates, regret with its interval, its first no-hint observation and one transcript per arm. Not
+    played with the hint (``agent.arms = "nohint"``), its hinted solve rate and regret are NaN:
+    not measured (the archive keeps NaN; the report shows it as unknown)."""
     samples = {arm.value: next((sample_transcript(e) for e in episodes if e.arm is arm), None)
                for arm in Arm}
+    hinted = bool(outcome.scores_hint)
     return PlayResult(
         description=first_observation(next((e for e in episodes if e.arm is Arm.NOHINT), None)),
         scores_nohint=outcome.scores_nohint, scores_hint=outcome.scores_hint,
-        solve_rate_nohint=solve_rate(outcome.scores_nohint), solve_rate_hint=solve_rate(outcome.scores_hint),
-        regret=outcome.regret, transcripts=samples, estimate=outcome.estimate,
+        solve_rate_nohint=solve_rate(outcome.scores_nohint),
+        solve_rate_hint=solve_rate(outcome.scores_hint) if hinted else math.nan,
+        regret=outcome.regret if hinted else math.nan, transcripts=samples, estimate=outcome.estimate,
     )

@@ -20,7 +20,7 @@ from spadework.rewards import (
     regret_estimate,
     solve_rate,
 )
-from spadework.rollout import Arm, EndReason, Episode
+from spadework.rollout import Arm, Arms, EndReason, Episode
 
 _DESIGN_ID = re.compile(r"i(\d+)-d(\d+)")
 
@@ -98,7 +98,9 @@ def check_progress(design: Design) -> float:
 def outcome_of(design: Design, episodes: Sequence[Episode], invalid_penalty: float,
                partial_credit: bool = False, *, designer: DesignerReward = DesignerReward.REGRET,
                confidence: float = CONFIDENCE) -> DesignOutcome:
-    """Regret and rewards of one design from its episodes (both arms, same seeds).
+    """Regret and rewards of one design from its episodes (both arms, same seeds). Played without
+    the hinted arm (``Arms.NOHINT``), it has no regret estimate: regret 0, the agent's advantages as
+    ever.
 
     Args:
         design: the design, valid or not.
@@ -109,7 +111,7 @@ def outcome_of(design: Design, episodes: Sequence[Episode], invalid_penalty: flo
         confidence: two-sided confidence of the regret's interval (``rewards.confidence``).
     """
     nohint, hint = paired_scores(episodes)
-    estimate = regret_estimate(hint, nohint, confidence) if design.valid and nohint else None
+    estimate = regret_estimate(hint, nohint, confidence) if design.valid and nohint and hint else None
     earned = designer_regret(estimate, designer) if estimate is not None else 0.0
     advantages, flat = group_advantages(nohint) if nohint else ([], False)
     return DesignOutcome(
@@ -137,17 +139,18 @@ def with_designer_advantages(
 
 def iteration_metrics(
     designs: Sequence[Design], outcomes: Sequence[DesignOutcome], episodes: Sequence[Episode],
-    designer_flat: Sequence[str],
+    designer_flat: Sequence[str], arms: Arms = Arms.BOTH,
 ) -> dict[str, float]:
     """The iteration's metrics under their stable names (perf/ figures are added by the loop), and
-    ``form_metrics``'s for each design form the iteration asked for."""
+    ``form_metrics``'s for each design form the iteration asked for. Without the hinted arm
+    (``Arms.NOHINT``) the figures that need it (``HINTED_METRICS``) are left out, not reported as 0."""
     first_failed = [d for d in designs if not d.attempts[0].verdict.valid]
     valid = [o for o in outcomes if o.valid]
     estimates = [o.estimate for o in valid if o.estimate is not None]  # the valid designs played
     by_arm = {arm: [e for e in episodes if e.arm is arm] for arm in Arm}
     novel_rejects = sum(1 for d in designs for a in d.attempts
                         if a.verdict.failure is not None and a.verdict.failure.name == "novel")
-    return {
+    metrics = {
         "design/count": float(len(designs)),
         "design/valid_rate": mean([1.0 if d.valid else 0.0 for d in designs]),
         "design/first_attempt_valid_rate": mean([1.0 if d.attempts[0].verdict.valid else 0.0
@@ -170,6 +173,14 @@ def iteration_metrics(
         "adv/designer_zero_variance_groups": float(len(designer_flat)),
         **form_metrics(designs, outcomes, episodes),
     }
+    if Arm.HINT in arms.played:
+        return metrics
+    return {name: value for name, value in metrics.items() if name not in HINTED_METRICS}
+
+
+HINTED_METRICS = frozenset({"rollout/solve_rate_hint", "reward/regret_mean", "reward/regret_ci_width",
+                            "reward/regret_positive_share"})
+"""The iteration metrics that only the hinted arm's plays give (left out of a no-hint-only run's)."""
 
 
 FORM_METRICS = ("design/valid_rate", "rollout/solve_rate_nohint", "rollout/solve_rate_hint",

@@ -59,7 +59,7 @@ class RichReporter:
         table = Table(title=f"iteration {iteration}")
         for label, _, _ in SUMMARY:
             table.add_column(label, justify="right")
-        table.add_row(*(fmt.format(metrics.get(key, 0.0)) for _, key, fmt in SUMMARY))
+        table.add_row(*(fmt.format(metrics[key]) if key in metrics else "–" for _, key, fmt in SUMMARY))
         self.console.print(table)
         if metrics.get("diversity/collapse"):
             self.console.print("[bold red]collapse alarm:[/] the most recent environments all fall into "

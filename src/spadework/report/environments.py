@@ -198,7 +198,7 @@ def scores_html(design: DesignResult | None) -> str:
     rows = []
     for label, scores, rate in (("no hint", play.scores_nohint, play.solve_rate_nohint),
                                 ("hint", play.scores_hint, play.solve_rate_hint)):
-        shown = ", ".join(f"{s:.2f}" if number(s) is not None else "?" for s in scores)
+        shown = ", ".join(f"{s:.2f}" if number(s) is not None else "?" for s in scores) or "not played"
         rows.append([label, esc(shown), percent(number(rate))])
     regret = number(play.regret)
     interval = interval_text(play.estimate)

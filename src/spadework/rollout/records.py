@@ -19,6 +19,26 @@ class Arm(StrEnum):
     HINT = "hint"
 
 
+class Arms(StrEnum):
+    """Which arms an environment is played in (``[agent] arms``).
+
+    BOTH: without and with the hint, on the same seeds: what regret needs.
+    NOHINT: the agent's own play only, for a run where nothing earns regret (a fixed pool): the
+        hinted arm would cost as much play again and teach nothing, as only no-hint episodes train.
+
+    >>> [arm.value for arm in Arms.BOTH.played], [arm.value for arm in Arms.NOHINT.played]
+    (['nohint', 'hint'], ['nohint'])
+    """
+
+    BOTH = "both"
+    NOHINT = "nohint"
+
+    @property
+    def played(self) -> tuple[Arm, ...]:
+        """The arms, in the order their jobs are made."""
+        return tuple(Arm) if self is Arms.BOTH else (Arm.NOHINT,)
+
+
 class EndReason(StrEnum):
     """Why an episode ended.
 
