@@ -199,6 +199,7 @@ def test_spadework_eval_scores_bfcl_with_limit(tmp_path, monkeypatch, capsys):
     assert [i["entry"] for i in policy["items"]] == [e.id for _, e in drawn("multi_turn_base", [0, 1])]
 
 
+@pytest.mark.timeout(600)  # a 4k-token prompt read twice: 112 s on a busy 2-core machine, 120+ on a slow one
 def test_the_real_embedded_model_plays_a_short_entry_reading_its_docs_once():
     """The 0.5B model on a two-turn entry: the leaderboard's system prompt (4k tokens), its replies
     decoded and executed, the checker's verdict; the engine's prompt cache keeps the tokens it
