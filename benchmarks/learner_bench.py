@@ -5,11 +5,14 @@ a forward, a masked next-token loss and a backward, nothing else. The update add
 policy-gradient loss, per-role statistics, gradient clipping and the AdamW step. Each is
 timed ``--repeats`` times after one warm-up; medians are reported. Target: ratio >= 0.85
 (overhead <= 15%). Also printed, not part of the ratio: the update with the KL term on
-(one more forward of the base model).
+(one more forward of the base model), and the learning experiment's update (two epochs, the KL
+term) side by side with the same update paying what it paid before it kept its first pass's
+log-probabilities (a no-grad pass for the old policy's, the base model's forward in every epoch).
 
     python benchmarks/learner_bench.py [--model qwen2.5-coder-0.5b | tiny] [--samples 4] [--tokens 256]
 
-The last line is one JSON object: learner_tokens_per_s, bare_tokens_per_s, ratio.
+The last line is one JSON object: learner_tokens_per_s, bare_tokens_per_s, ratio,
+two_epochs_tokens_per_s, two_epochs_recomputing_tokens_per_s.
 """
 
 from __future__ import annotations
@@ -53,6 +56,22 @@ def bare_pass(learner: Learner, samples: list[TrainSample]) -> None:
         (-(logp * mask).sum() / mask.sum()).backward()
 
 
+class RecomputingLearner(Learner):
+    """For comparison only: the update's cost before it kept its first pass's log-probabilities.
+    Its steps are the same; it adds the forwards the update used to run: a no-grad pass of the
+    policy before the first epoch (the old log-probabilities) and the base model's in later ones."""
+
+    def _accumulate(self, samples, mine, fixed, denominator, world):
+        later = bool(fixed)
+        if (not later and self.settings.epochs > 1) or (later and self.settings.kl_coef > 0):
+            with torch.no_grad():
+                for group, _ in mine:
+                    batch = [samples[i] for i in group]
+                    ids, attention, _, _ = batch_tensors(batch, self.pad_id, self.device)
+                    self._logp(ids, attention, base=later)
+        return super()._accumulate(samples, mine, fixed, denominator, world)
+
+
 def timed(function, repeats: int) -> float:
     function()  # warm-up
     times = []
@@ -86,13 +105,23 @@ def main() -> None:
     update_s = timed(lambda: learner.update(batch), args.repeats)
     learner.settings = LearnerSettings(lr=1e-6, micro_batch_tokens=2 * args.tokens, kl_coef=0.01)
     kl_s = timed(lambda: learner.update(batch), args.repeats)
+    two = LearnerSettings(lr=1e-6, micro_batch_tokens=2 * args.tokens, kl_coef=0.01, epochs=2)
+    learner.settings = two
+    two_s = timed(lambda: learner.update(batch), args.repeats)
+    recomputing = RecomputingLearner(model, base.tokenizer, two)
+    recomputing_s = timed(lambda: recomputing.update(batch), args.repeats)
     threads = torch.get_num_threads()
     print(f"model {args.model}, {args.samples} samples x {args.tokens} tokens, {threads} threads")
     print(f"bare forward+backward: {bare_s:.2f} s ({tokens / bare_s:.1f} tokens/s)")
     print(f"learner update:        {update_s:.2f} s ({tokens / update_s:.1f} tokens/s)")
     print(f"learner update + KL:   {kl_s:.2f} s ({tokens / kl_s:.1f} tokens/s; not in the ratio)")
+    print(f"2 epochs + KL:          {two_s:.2f} s ({tokens / two_s:.1f} tokens/s)")
+    print(f"  recomputing (before): {recomputing_s:.2f} s ({tokens / recomputing_s:.1f} tokens/s; "
+          f"{recomputing_s / two_s:.2f}x the time)")
     print(json.dumps({"learner_tokens_per_s": round(tokens / update_s, 2),
-                      "bare_tokens_per_s": round(tokens / bare_s, 2), "ratio": round(bare_s / update_s, 3)}))
+                      "bare_tokens_per_s": round(tokens / bare_s, 2), "ratio": round(bare_s / update_s, 3),
+                      "two_epochs_tokens_per_s": round(tokens / two_s, 2),
+                      "two_epochs_recomputing_tokens_per_s": round(tokens / recomputing_s, 2)}))
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("peft")
 
-from spadework.learn.learner import Learner  # noqa: E402
+from spadework.learn.learner import Learner, batch_tensors, micro_batches  # noqa: E402
 from spadework.learn.loss import policy_loss, token_logprobs  # noqa: E402
 from spadework.learn.model import ByteTokenizer, tiny_model, with_lora  # noqa: E402
 from spadework.learn.samples import TrainRole, TrainSample  # noqa: E402
@@ -31,7 +31,7 @@ def batch() -> list[TrainSample]:
 
 def make_learner(**settings) -> Learner:
     model = with_lora(tiny_model(0), rank=4, alpha=8, dropout=0.0, targets=TARGETS)
-    return Learner(model, ByteTokenizer(), LearnerSettings(lr=5e-3, seed=0, **settings))
+    return Learner(model, ByteTokenizer(), LearnerSettings(**{"lr": 5e-3, "seed": 0, **settings}))
 
 
 def mean_logp(learner: Learner, item: TrainSample) -> float:
@@ -137,6 +137,55 @@ def test_later_epochs_measure_the_ratio_against_the_first_and_clip_it():
     assert 0.0 < metrics["learn/clip_fraction"] <= 1.0
     single = make_learner().update(batch())
     assert single["learn/clip_fraction"] == 0.0  # one pass on fresh samples: the ratio is exactly 1
+
+
+def forwards_per_update(learner: Learner) -> int:
+    calls = []
+    handle = learner.peft_model.base_model.model.register_forward_hook(lambda *_: calls.append(1))
+    try:
+        learner.update(batch())
+    finally:
+        handle.remove()
+    return len(calls)
+
+
+def test_a_later_epoch_runs_the_policy_once_and_reuses_the_old_and_base_log_probabilities():
+    """Three epochs with the KL term: the first runs the policy and the base, each later one the
+    policy only (recomputing the old policy's and the base's log-probabilities would be 7)."""
+    learner = make_learner(epochs=3, kl_coef=0.1)
+    micro = len(micro_batches(batch(), learner.settings.micro_batch_tokens))
+    assert forwards_per_update(learner) == micro * (3 + 1)
+    assert forwards_per_update(make_learner()) == micro  # one epoch, no KL: the policy's forward only
+
+
+def test_epochs_against_first_pass_log_probabilities_match_recomputing_them():
+    """The update's later passes, anchored on the first pass's log-probabilities, step exactly as
+    passes that compute the old policy's and the base's log-probabilities afresh, as written out here."""
+    settings = {"epochs": 3, "kl_coef": 0.1, "clip_low": 0.05, "clip_high": 0.05, "lr": 5e-2}
+    learner = make_learner(**settings)
+    learner.update(batch())
+    reference = make_learner(**settings)
+    s = reference.settings
+    ids, attention, mask, advantages = batch_tensors(batch(), reference.pad_id, reference.device)
+    tokens = float(sum(x.trained_tokens for x in batch()))
+    with torch.no_grad():
+        old = token_logprobs(reference.model(input_ids=ids, attention_mask=attention).logits, ids)
+        with reference.peft_model.disable_adapter():
+            base = token_logprobs(reference.model(input_ids=ids, attention_mask=attention).logits, ids)
+    for _ in range(s.epochs):
+        reference.optimizer.zero_grad(set_to_none=True)
+        logp = token_logprobs(reference.model(input_ids=ids, attention_mask=attention).logits, ids)
+        parts = policy_loss(logp, old, advantages, mask, aggregation=s.aggregation, denominator=tokens,
+                            clip_low=s.clip_low, clip_high=s.clip_high, ref_logp=base, kl_coef=s.kl_coef)
+        parts.loss.backward()
+        torch.nn.utils.clip_grad_norm_([p for p in reference.model.parameters() if p.requires_grad],
+                                       s.max_grad_norm)
+        reference.optimizer.step()
+    mine, theirs = lora_weights(learner), lora_weights(reference)
+    # float noise (Adam divides tiny gradients by their own size) is ~2e-5; a ratio left at 1 or a
+    # KL term lost is ~0.1
+    assert all(torch.allclose(mine[n], theirs[n], atol=1e-4) for n in mine)
+    assert not all(torch.equal(mine[n], lora_weights(make_learner())[n]) for n in mine)  # it moved
 
 
 def test_a_bf16_learner_keeps_base_weights_in_bf16_trains_the_adapter_in_fp32_and_restores(tmp_path):

@@ -13,6 +13,7 @@ import json
 import random
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +67,16 @@ def batch_tensors(samples: Sequence[TrainSample], pad_id: int, device: Any) -> t
         loss_mask[row, :n] = torch.tensor(sample.mask, dtype=torch.float32)
     advantages = torch.tensor([s.advantage for s in samples], dtype=torch.float32)
     return ids.to(device), attention.to(device), loss_mask[:, 1:].to(device), advantages.to(device)
+
+
+@dataclass(frozen=True)
+class Fixed:
+    """One micro-batch's log-probabilities that hold through an update's passes: the policy's
+    before the first step (``old``, the ratio's anchor) and the base model's (``base``, for the
+    KL term; None without one)."""
+
+    old: torch.Tensor
+    base: torch.Tensor | None
 
 
 class Learner:
@@ -129,10 +140,10 @@ class Learner:
         tokens = float(sum(x.trained_tokens for x in samples))
         denominator = tokens if s.aggregation is Aggregation.TOKEN_MEAN else float(len(samples))
         self.model.train()
-        old = [None] * len(mine) if s.epochs == 1 else self._old_logps(samples, mine)
+        fixed: list[Fixed] = []  # the first pass's log-probabilities, the later passes' old and reference
         for _ in range(s.epochs):
             self.optimizer.zero_grad(set_to_none=True)
-            sums = self._accumulate(samples, mine, old, denominator, world)
+            sums = self._accumulate(samples, mine, fixed, denominator, world)
             trainable = [p for p in self.model.parameters() if p.requires_grad]
             clip = self.accelerator.clip_grad_norm_ if self.accelerator else torch.nn.utils.clip_grad_norm_
             norm = clip(trainable, s.max_grad_norm)  # DeepSpeed clips itself and returns None
@@ -141,27 +152,26 @@ class Learner:
         self.updates += 1
         return self._metrics(samples, sums, tokens, grad_norm, time.perf_counter() - start)
 
-    def _old_logps(self, samples: Sequence[TrainSample], mine: list[tuple[list[int], float]]) -> list[Any]:
-        old = []
-        with torch.no_grad():
-            for group, _ in mine:
-                ids, attention, _, _ = batch_tensors([samples[i] for i in group], self.pad_id, self.device)
-                old.append(self._logp(ids, attention))
-        return old
-
     def _accumulate(self, samples: Sequence[TrainSample], mine: list[tuple[list[int], float]],
-                    old: list[Any], denominator: float, world: int) -> dict[str, float]:
-        """Backward over this process's micro-batches; returns summed statistics (all processes)."""
+                    fixed: list[Fixed], denominator: float, world: int) -> dict[str, float]:
+        """Backward over this process's micro-batches; returns summed statistics (all processes).
+
+        The first pass keeps each micro-batch's log-probabilities (``fixed``, filled here): they
+        are the old policy's for every later pass, whose ratio they anchor, and the base model's
+        do not change, so a later pass runs one forward and one backward, nothing more.
+        """
         s = self.settings
         sums = torch.zeros(len(SUMS), dtype=torch.float64)
-        for (group, weight), old_logp in zip(mine, old, strict=True):
+        for k, (group, weight) in enumerate(mine):
             batch = [samples[i] for i in group]
             ids, attention, mask, advantages = batch_tensors(batch, self.pad_id, self.device)
             logp = self._logp(ids, attention)
-            ref = self._logp(ids, attention, base=True) if s.kl_coef > 0 else None
-            parts = policy_loss(logp, logp.detach() if old_logp is None else old_logp, advantages, mask,
+            if k == len(fixed):
+                base = self._logp(ids, attention, base=True) if s.kl_coef > 0 else None
+                fixed.append(Fixed(logp.detach(), base))
+            parts = policy_loss(logp, fixed[k].old, advantages, mask,
                                 aggregation=s.aggregation, denominator=denominator, clip_low=s.clip_low,
-                                clip_high=s.clip_high, ref_logp=ref, kl_coef=s.kl_coef)
+                                clip_high=s.clip_high, ref_logp=fixed[k].base, kl_coef=s.kl_coef)
             # the processes' gradients are averaged, and the batch loss is their sum
             loss = parts.loss * (world * weight)
             (self.accelerator.backward(loss) if self.accelerator else loss.backward())
