@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -109,6 +111,22 @@ def test_kl_to_the_base_is_zero_before_training_and_positive_after():
     for _ in range(3):
         last = learner.update(batch())
     assert last["learn/kl"] > 0
+    assert first["learn/kl_tail_fraction"] == 0 and 0 <= last["learn/kl_tail_share"] <= 1
+
+
+def test_the_kl_tail_says_when_one_token_makes_the_mean():
+    logp = torch.full((1, 6), -1.0)
+    ref = logp.clone()
+    ref[0, 2] = 4.0 - 1.0  # the base is e^4 times surer of this one token than the policy
+    def loss(ref_logp: torch.Tensor):
+        return policy_loss(logp, logp, torch.tensor([1.0]), torch.ones(1, 6),
+                           aggregation=Aggregation.TOKEN_MEAN, denominator=6, ref_logp=ref_logp)
+
+    parts = loss(ref)
+    assert parts.kl_tail_tokens == 1
+    assert parts.kl_tail_sum == pytest.approx(parts.kl_sum) == pytest.approx(math.exp(4) - 5)
+    spread = loss(logp + 0.5)  # the same small disagreement everywhere
+    assert spread.kl_sum > 0 and spread.kl_tail_tokens == 0 and spread.kl_tail_sum == 0
 
 
 def test_no_samples_no_step():

@@ -31,7 +31,7 @@ RNG_FILE = "rng.pt"
 SHARDED_DIR = "sharded"
 """Under FSDP or DeepSpeed: every process's shard of the model and optimizer (accelerate's format)."""
 SHARDED = frozenset({"FSDP", "DEEPSPEED"})
-SUMS = ("loss", "clipped", "kl", "tokens", "designer_loss", "agent_loss")
+SUMS = ("loss", "clipped", "kl", "tokens", "designer_loss", "agent_loss", "kl_tail_tokens", "kl_tail")
 """What an update adds up over micro-batches (and processes)."""
 
 
@@ -177,7 +177,8 @@ class Learner:
             (self.accelerator.backward(loss) if self.accelerator else loss.backward())
             per_role = _role_losses(batch, parts.sequence_losses)
             figures = [float(parts.loss.detach()), parts.clipped_tokens, parts.kl_sum, parts.tokens,
-                       per_role[TrainRole.DESIGNER], per_role[TrainRole.AGENT]]
+                       per_role[TrainRole.DESIGNER], per_role[TrainRole.AGENT], parts.kl_tail_tokens,
+                       parts.kl_tail_sum]
             sums += weight * torch.tensor(figures, dtype=torch.float64)
         if self.accelerator is not None:
             sums = self.accelerator.reduce(sums.to(self.device), reduction="sum").cpu()
@@ -193,7 +194,10 @@ class Learner:
             "learn/updates": float(self.updates),
         }
         if self.settings.kl_coef > 0:
-            metrics["learn/kl"] = sums["kl"] / sums["tokens"] if sums["tokens"] else 0.0
+            tokens = sums["tokens"]
+            metrics["learn/kl"] = sums["kl"] / tokens if tokens else 0.0
+            metrics["learn/kl_tail_fraction"] = sums["kl_tail_tokens"] / tokens if tokens else 0.0
+            metrics["learn/kl_tail_share"] = sums["kl_tail"] / sums["kl"] if sums["kl"] else 0.0
         for role in TrainRole:
             own = [x for x in samples if x.role is role]
             metrics[f"learn/{role.value}_samples"] = float(len(own))

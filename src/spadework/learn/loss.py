@@ -19,6 +19,8 @@ import torch
 
 from spadework.learn.settings import Aggregation
 
+KL_TAIL = 1.0  # a token's k3 above this: the base and the policy disagree by a log-ratio beyond ~1.2-1.8
+
 
 @dataclass(frozen=True)
 class LossParts:
@@ -29,6 +31,8 @@ class LossParts:
     clipped_tokens: float
     kl_sum: float
     tokens: float
+    kl_tail_tokens: float = 0.0  # trained tokens whose k3 exceeds KL_TAIL
+    kl_tail_sum: float = 0.0  # their part of ``kl_sum``
 
 
 def token_logprobs(logits: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -104,10 +108,26 @@ def policy_loss(
     surrogate, clipped = clipped_surrogate(logp, old_logp, advantages, clip_low, clip_high)
     shares = aggregate(surrogate, mask, aggregation, denominator)
     loss = shares.sum()
-    kl_sum = 0.0
+    kl_figures = (0.0, 0.0, 0.0)
     if ref_logp is not None:
         kl = kl_k3(logp, ref_logp)
-        kl_sum = float((kl.detach() * mask).sum())
+        kl_figures = kl_tail(kl.detach(), mask)
         if kl_coef:
             loss = loss + kl_coef * aggregate(kl, mask, aggregation, denominator).sum()
-    return LossParts(loss, shares.detach(), float((clipped.float() * mask).sum()), kl_sum, float(mask.sum()))
+    kl_sum, tail_tokens, tail_sum = kl_figures
+    return LossParts(loss, shares.detach(), float((clipped.float() * mask).sum()), kl_sum, float(mask.sum()),
+                     tail_tokens, tail_sum)
+
+
+def kl_tail(kl: torch.Tensor, mask: torch.Tensor) -> tuple[float, float, float]:
+    """The masked k3 values' sum, and how many of them and how much of the sum lie above ``KL_TAIL``.
+
+    A mean KL can be made by a handful of tokens (k3 grows exponentially with the log-ratio):
+    the tail says whether it is.
+
+    >>> kl_tail(torch.tensor([[0.5, 0.25, 9.0, 5.0]]), torch.tensor([[1.0, 1.0, 1.0, 0.0]]))
+    (9.75, 1.0, 9.0)
+    """
+    masked = kl * mask
+    tail = masked > KL_TAIL
+    return float(masked.sum()), float(tail.sum()), float(masked[tail].sum())
