@@ -188,6 +188,8 @@ class LearnSection(Section):
     micro_batch_tokens: int = Field(2048, ge=64, description="padded tokens per forward/backward")
     max_sample_tokens: int = Field(3072, ge=64, description="longer samples are cut")
     epochs: int = Field(1, ge=1, le=16, description="passes over each batch")
+    min_tokens: int = Field(0, ge=0, description="a batch with fewer trained tokens takes no step "
+                            "(Adam moves the weights as far for 8 tokens as for 8,000)")
     keep_checkpoints: int = Field(2, ge=1, description="newest checkpoints kept in the run directory")
     sync_server: ServerKind | None = Field(None, description="with policy.kind = 'openai': vllm or sglang "
                                            "(adapter hot-load endpoints), or llama-cpp (spadework runs "

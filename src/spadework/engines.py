@@ -146,7 +146,8 @@ def trainer_settings(section: LearnSection, seed: int) -> TrainerSettings:
     learner = LearnerSettings(lr=section.lr, weight_decay=section.weight_decay, clip_low=section.clip_low,
                               clip_high=section.clip_high, aggregation=section.aggregation,
                               kl_coef=section.kl_coef, max_grad_norm=section.max_grad_norm,
-                              micro_batch_tokens=section.micro_batch_tokens, epochs=section.epochs, seed=seed)
+                              micro_batch_tokens=section.micro_batch_tokens, epochs=section.epochs,
+                              min_tokens=section.min_tokens, seed=seed)
     return TrainerSettings(learner=learner, lora_rank=section.lora_rank, lora_alpha=section.lora_alpha,
                            lora_dropout=section.lora_dropout, lora_targets=tuple(section.lora_targets),
                            designer=section.designer, designer_attempt=section.designer_attempt,

@@ -136,6 +136,18 @@ def test_no_samples_no_step():
     assert all(torch.equal(before[n], p) for n, p in lora_weights(learner).items())
 
 
+def test_a_batch_below_min_tokens_takes_no_step_and_says_so():
+    tokens = sum(x.trained_tokens for x in batch())
+    short = make_learner(min_tokens=tokens + 1)
+    before = lora_weights(short)
+    metrics = short.update(batch())
+    assert metrics["learn/skipped"] == 1 and metrics["learn/tokens"] == tokens
+    assert metrics["learn/updates"] == 0
+    assert all(torch.equal(before[n], p) for n, p in lora_weights(short).items())
+    enough = make_learner(min_tokens=tokens)
+    assert enough.update(batch())["learn/skipped"] == 0 and enough.updates == 1
+
+
 def test_save_and_load_restore_the_adapter_optimizer_and_rng(tmp_path):
     first = make_learner()
     first.update(batch())

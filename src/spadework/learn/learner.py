@@ -131,13 +131,14 @@ class Learner:
         return token_logprobs(self.model(input_ids=ids, attention_mask=attention).logits, ids)
 
     def update(self, samples: Sequence[TrainSample]) -> dict[str, float]:
-        """One update on ``samples``; returns its metrics (``learn/...``). No samples: no step."""
+        """One update on ``samples``; returns its metrics (``learn/...``). No samples, or fewer
+        trained tokens than ``min_tokens`` (``learn/skipped``): no step."""
         start = time.perf_counter()
-        if not samples:  # nothing to learn from (e.g. every group had zero variance): no step
-            return self._metrics(samples, dict.fromkeys(SUMS, 0.0), 0.0, 0.0, 0.0)
         s = self.settings
-        mine, world = self._share(micro_batches(samples, s.micro_batch_tokens))
         tokens = float(sum(x.trained_tokens for x in samples))
+        if not samples or tokens < s.min_tokens:  # nothing (e.g. no group had variance) or too little
+            return self._metrics(samples, dict.fromkeys(SUMS, 0.0), tokens, 0.0, 0.0, skipped=bool(samples))
+        mine, world = self._share(micro_batches(samples, s.micro_batch_tokens))
         denominator = tokens if s.aggregation is Aggregation.TOKEN_MEAN else float(len(samples))
         self.model.train()
         fixed: list[Fixed] = []  # the first pass's log-probabilities, the later passes' old and reference
@@ -185,10 +186,10 @@ class Learner:
         return dict(zip(SUMS, sums.tolist(), strict=True))
 
     def _metrics(self, samples: Sequence[TrainSample], sums: dict[str, float], tokens: float,
-                 grad_norm: float, seconds: float) -> dict[str, float]:
+                 grad_norm: float, seconds: float, *, skipped: bool = False) -> dict[str, float]:
         metrics = {
             "learn/loss": sums["loss"], "learn/grad_norm": grad_norm, "learn/update_s": seconds,
-            "learn/samples": float(len(samples)), "learn/tokens": tokens,
+            "learn/samples": float(len(samples)), "learn/tokens": tokens, "learn/skipped": float(skipped),
             "learn/tokens_per_s": tokens / seconds if seconds else 0.0,
             "learn/clip_fraction": sums["clipped"] / sums["tokens"] if sums["tokens"] else 0.0,
             "learn/updates": float(self.updates),

@@ -29,6 +29,9 @@ class LearnerSettings:
         max_grad_norm: gradients are clipped to this global norm.
         micro_batch_tokens: the most padded tokens in one forward/backward (gradient accumulation).
         epochs: passes over the batch per update (more than one makes the clip matter).
+        min_tokens: a batch with fewer trained tokens takes no step (``learn/skipped``): Adam's
+            first steps move every weight by about ``lr`` whatever the batch, so a handful of
+            tokens would move the adapter as far as thousands do.
         seed: torch's seed for the adapter's initialisation and dropout.
     """
 
@@ -41,6 +44,7 @@ class LearnerSettings:
     max_grad_norm: float = 1.0
     micro_batch_tokens: int = 2048
     epochs: int = 1
+    min_tokens: int = 0
     seed: int = 0
 
 
