@@ -195,9 +195,9 @@ class Learner:
             "learn/updates": float(self.updates),
         }
         if self.settings.kl_coef > 0:
-            tokens = sums["tokens"]
-            metrics["learn/kl"] = sums["kl"] / tokens if tokens else 0.0
-            metrics["learn/kl_tail_fraction"] = sums["kl_tail_tokens"] / tokens if tokens else 0.0
+            measured = sums["tokens"]  # the tokens the KL was measured on (none when no step)
+            metrics["learn/kl"] = sums["kl"] / measured if measured else 0.0
+            metrics["learn/kl_tail_fraction"] = sums["kl_tail_tokens"] / measured if measured else 0.0
             metrics["learn/kl_tail_share"] = sums["kl_tail"] / sums["kl"] if sums["kl"] else 0.0
         for role in TrainRole:
             own = [x for x in samples if x.role is role]
