@@ -118,6 +118,7 @@ def test_the_kl_tail_says_when_one_token_makes_the_mean():
     logp = torch.full((1, 6), -1.0)
     ref = logp.clone()
     ref[0, 2] = 4.0 - 1.0  # the base is e^4 times surer of this one token than the policy
+
     def loss(ref_logp: torch.Tensor):
         return policy_loss(logp, logp, torch.tensor([1.0]), torch.ones(1, 6),
                            aggregation=Aggregation.TOKEN_MEAN, denominator=6, ref_logp=ref_logp)

@@ -31,8 +31,8 @@ class LossParts:
     clipped_tokens: float
     kl_sum: float
     tokens: float
-    kl_tail_tokens: float = 0.0  # trained tokens whose k3 exceeds KL_TAIL
-    kl_tail_sum: float = 0.0  # their part of ``kl_sum``
+    kl_tail_tokens: float  # trained tokens whose k3 exceeds KL_TAIL
+    kl_tail_sum: float  # their part of ``kl_sum``
 
 
 def token_logprobs(logits: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -108,13 +108,12 @@ def policy_loss(
     surrogate, clipped = clipped_surrogate(logp, old_logp, advantages, clip_low, clip_high)
     shares = aggregate(surrogate, mask, aggregation, denominator)
     loss = shares.sum()
-    kl_figures = (0.0, 0.0, 0.0)
+    kl_sum = tail_tokens = tail_sum = 0.0
     if ref_logp is not None:
         kl = kl_k3(logp, ref_logp)
-        kl_figures = kl_tail(kl.detach(), mask)
+        kl_sum, tail_tokens, tail_sum = kl_tail(kl.detach(), mask)
         if kl_coef:
             loss = loss + kl_coef * aggregate(kl, mask, aggregation, denominator).sum()
-    kl_sum, tail_tokens, tail_sum = kl_figures
     return LossParts(loss, shares.detach(), float((clipped.float() * mask).sum()), kl_sum, float(mask.sum()),
                      tail_tokens, tail_sum)
 
