@@ -92,6 +92,11 @@ class PolicySection(Section):
     n_ctx: int = Field(4096, ge=512, description="context window of the embedded model")
     prompt_cache_mb: int = Field(1024, ge=0, description="embedded: memory for the prompt states of the "
                                  "episodes in flight, so each turn reads only its new tokens (0: none)")
+    parallel: int = Field(16, ge=1, le=256, description="embedded: conversations decoded together in one "
+                          "forward pass (continuous batching; 16 measured best on 2 cores)")
+    kv_cache_mb: int = Field(4096, ge=16, description="embedded: most memory for the KV cache of the "
+                             "parallel sequences (parallel x n_ctx tokens); fewer are decoded at a time "
+                             "when they do not fit")
     concurrency: int = Field(8, ge=1, description="requests in flight (openai)")
     timeout_s: float = Field(300.0, gt=0, description="per request (openai)")
 

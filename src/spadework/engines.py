@@ -42,7 +42,8 @@ if TYPE_CHECKING:  # the learner (and torch) are imported only by runs that trai
 def policy_settings(config: RunConfig) -> PolicySettings:
     p = config.policy
     return PolicySettings(kind=p.kind, model=p.model, base_url=p.base_url, api_key_env=p.api_key_env,
-                          n_ctx=p.n_ctx, prompt_cache_mb=p.prompt_cache_mb, concurrency=p.concurrency,
+                          n_ctx=p.n_ctx, prompt_cache_mb=p.prompt_cache_mb, parallel=p.parallel,
+                          kv_cache_mb=p.kv_cache_mb, concurrency=p.concurrency,
                           timeout_s=p.timeout_s, seed=config.run.seed)
 
 

@@ -97,3 +97,25 @@ def test_a_learner_model_that_names_nothing_is_refused(tmp_path: Path):
         load_base("no-such-model", "x")
     with pytest.raises(ConfigError, match="could not be loaded"):
         load_base(str(tmp_path / "missing" / "model"), "x")
+
+
+def test_hf_policy_decodes_padded_batches_and_each_row_keeps_its_own_seed():
+    """Prompts of different lengths in one padded batch give what each gives alone (greedy), and a
+    sampled row gives what it gives alone with the same seed, whatever shares its batch."""
+    import torch
+
+    policy = HFPolicy(tiny_model(0), ByteTokenizer(), batch_size=3)
+    prompts = [[Message(Role.USER, text)] for text in ("hi", "a much longer question here", "ok?", "x")]
+    greedy = Sampling(temperature=0.0, max_tokens=10)
+    alone = [policy.generate([p], greedy)[0] for p in prompts]
+    together = policy.generate(prompts, greedy)
+    assert [c.text for c in together] == [c.text for c in alone]
+    assert [c.prompt_tokens for c in together] == [c.prompt_tokens for c in alone]
+    hot = Sampling(temperature=1.0, max_tokens=10, seed=9)
+    [solo] = policy.generate([prompts[2]], Sampling(temperature=1.0, max_tokens=10, seed=11))
+    assert policy.generate(prompts, hot)[2].text == solo.text  # the third conversation's seed is 9 + 2
+    calls = []
+    policy.model.register_forward_pre_hook(lambda _, args, kwargs: calls.append(kwargs["input_ids"].shape[0]),
+                                           with_kwargs=True)
+    policy.generate(prompts, greedy)
+    assert set(calls) == {3, 1} and torch.is_grad_enabled()

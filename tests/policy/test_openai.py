@@ -12,6 +12,7 @@ import pytest
 
 from spadework.errors import ContextOverflow, PolicyError
 from spadework.policy import Message, Role, Sampling
+from spadework.policy.base import CONTEXT_OVERFLOW
 from spadework.policy.llama_server import LlamaServer
 from spadework.policy.models import PRESETS, part_files, resolve_model
 from spadework.policy.openai import OpenAIPolicy, request_body
@@ -146,10 +147,12 @@ def test_an_answer_that_is_not_a_completion_is_reported():
             policy_for(FakeServer(script=[answer])).generate([HI], SAMPLING)
 
 
-def test_a_context_overflow_has_its_own_error():
+def test_a_context_overflow_has_its_own_error_and_fails_only_its_own_item():
     answer = httpx.Response(400, json={"error": {"message": "This model's maximum context length is 2048"}})
     with pytest.raises(ContextOverflow, match="maximum context length is 2048; shorten it"):
-        policy_for(FakeServer(script=[answer])).generate([HI], SAMPLING)
+        policy_for(FakeServer(script=[answer])).generate_one(HI, SAMPLING)
+    [overflow] = policy_for(FakeServer(script=[answer])).generate([HI], SAMPLING)
+    assert (overflow.text, overflow.finish_reason) == ("", CONTEXT_OVERFLOW)
 
 
 def test_a_refused_key_names_the_variable_and_never_the_key():

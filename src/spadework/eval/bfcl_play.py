@@ -37,7 +37,7 @@ from spadework.eval.bfcl_data import (
     step_limit,
     system_prompt,
 )
-from spadework.policy.base import Message, Policy, Role, Sampling, ToolSchema
+from spadework.policy.base import CONTEXT_OVERFLOW, Message, Policy, Role, Sampling, ToolSchema
 from spadework.policy.toolcalls import CallFormat
 
 KEYWORD_NOTE = ("Write every argument as name=value, e.g. [cd(folder='docs')]: an argument given without "
@@ -213,6 +213,8 @@ def _play_turn(policy: Policy, world: EntryWorld, conversation: list[Message], s
         try:
             completion = policy.generate([conversation], sampling, [tools] if tools else None)[0]
         except ContextOverflow:
+            return End.CONTEXT
+        if completion.finish_reason == CONTEXT_OVERFLOW:
             return End.CONTEXT
         tally.count(completion.prompt_tokens, completion.cached_tokens, completion.completion_tokens)
         conversation.append(Message(Role.ASSISTANT, completion.text))

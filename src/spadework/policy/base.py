@@ -93,6 +93,11 @@ class Sampling:
         return self if self.seed is None else replace(self, seed=self.seed + index)
 
 
+CONTEXT_OVERFLOW = "context"
+"""A completion's ``finish_reason`` when its conversation alone does not fit the model's context
+(it was not run, its text is empty); the other conversations of the batch complete."""
+
+
 @dataclass(frozen=True)
 class Completion:
     """One generated reply, with what it cost."""

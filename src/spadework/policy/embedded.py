@@ -1,13 +1,15 @@
 """EmbeddedPolicy: a GGUF model served in-process by llama-cpp-python (offline, CPU).
 
-The default backend. Conversations are rendered with the GGUF file's own chat
-template and run one after another (one llama.cpp context is not thread-safe). Plays advance in
-lockstep, so the next turn of an episode follows the other episodes' turns: a prompt-state cache
-(llama-cpp-python's ``LlamaRAMCache``, ``prompt_cache_mb``) keeps each conversation's state after
-its reply, and the next turn reads only its new tokens instead of the whole transcript. Tools go
-to the template (Qwen2.5's writes them into its system block); a file whose template
-ignores them, or that has none, gets them in the system message.
-llama-cpp-python is imported only when a policy is built, so the package imports
+The default backend. Conversations are rendered with the GGUF file's own chat template and
+decoded together: ``generate`` hands the whole batch to a continuous-batching scheduler
+(``policy.batching``) over one llama.cpp context of ``parallel`` sequences
+(``policy.llama_batch``), which reads the weights once per step for every sequence and computes
+a prefix shared by several conversations once (a paired play's two arms, a batch of designs with
+the same instructions, an episode's earlier turns). States of finished conversations are kept in
+their slots and, when a slot is needed, in a prompt cache of ``prompt_cache_mb``, so an episode's
+next turn reads only its new tokens. Tools go to the template (Qwen2.5's writes them into its
+system block); a file whose template ignores them, or that has none, gets them in the system
+message. llama-cpp-python is imported only when a policy is built, so the package imports
 without it.
 """
 
@@ -15,13 +17,13 @@ from __future__ import annotations
 
 import os
 import threading
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from spadework.errors import ContextOverflow, PolicyError
 from spadework.policy.base import (
+    CONTEXT_OVERFLOW,
     Completion,
     Conversation,
     Sampling,
@@ -29,29 +31,21 @@ from spadework.policy.base import (
     ToolsPerConversation,
     tools_per_conversation,
 )
+from spadework.policy.batching import BatchScheduler, Decoder, FinishReason, SequenceRequest, SequenceResult
 from spadework.policy.llama_cpu import avoid_amx_repack
 from spadework.policy.models import PRESETS, resolve_model
-from spadework.policy.toolcalls import PROBE_TOOL, with_native_calls, with_tools_in_system
+from spadework.policy.toolcalls import PROBE_TOOL, with_tools_in_system
 
 DEFAULT_MODEL = "qwen2.5-coder-0.5b"
+DEFAULT_PARALLEL = 16
+"""Sequences decoded together (measured on 2 cores: ``benchmarks/batch_bench.py``)."""
 TEMPLATE_KEY = "tokenizer.chat_template"
 GGUF_TEMPLATE_FORMAT = "chat_template.default"
 """llama-cpp-python's name for the chat format read from the GGUF file's metadata."""
 INSTALL_HINT = "pip install 'spadework[embedded]' (llama-cpp-python; it compiles for several minutes)"
-
-
-def common_prefix(first: Sequence[int], second: Sequence[int]) -> int:
-    """How many tokens two token lists share from their start.
-
-    >>> common_prefix([1, 2, 3, 4], [1, 2, 5]), common_prefix([], [1])
-    (2, 0)
-    """
-    shared = 0
-    for a, b in zip(first, second, strict=False):
-        if a != b:
-            break
-        shared += 1
-    return shared
+TOKENIZER_CTX = 256
+"""The loaded ``Llama``'s own context serves tokenizing only (generation has a context of its own)."""
+PREFILL_CHUNK = 512
 
 
 def llama_module() -> Any:
@@ -68,7 +62,7 @@ def llama_module() -> Any:
     return llama_cpp
 
 
-def _load_llama(path: Path, n_ctx: int, n_threads: int | None, seed: int, verbose: bool) -> Any:
+def _load_llama(path: Path, n_threads: int, seed: int, verbose: bool) -> Any:
     """A ``llama_cpp.Llama`` for ``path`` that uses the file's own chat template.
 
     Raises:
@@ -77,12 +71,11 @@ def _load_llama(path: Path, n_ctx: int, n_threads: int | None, seed: int, verbos
     llama_cpp = llama_module()
     avoid_amx_repack()
     try:
-        threads = n_threads or os.cpu_count() or 1  # llama.cpp alone may pick one core of two
-        llm = llama_cpp.Llama(model_path=str(path), n_ctx=n_ctx, n_threads=threads, seed=seed,
-                              verbose=verbose)
+        llm = llama_cpp.Llama(model_path=str(path), n_ctx=TOKENIZER_CTX, n_batch=64, n_threads=n_threads,
+                              seed=seed, verbose=verbose)
     except (ValueError, RuntimeError, OSError) as exc:
         raise PolicyError(f"llama.cpp could not load {path} ({exc}); check that it is a complete GGUF "
-                          f"model, or lower n_ctx ({n_ctx}) if memory is short") from None
+                          "model") from None
     if TEMPLATE_KEY in llm.metadata:
         llm.chat_format = GGUF_TEMPLATE_FORMAT
     return llm
@@ -106,41 +99,39 @@ def _formatter(llm: Any) -> Any:
         bos_token=text(bos) if bos != -1 else "", stop_token_ids=[eos])
 
 
-def slim_state_cache(capacity_bytes: int) -> Any:
-    """llama-cpp-python's ``LlamaRAMCache`` holding each state without its logits.
+def plain_prompt(messages: Sequence[dict[str, str]]) -> str:
+    """A prompt for a model file without a chat template: one ``role: content`` block a message.
 
-    A saved state carries a copy of the context's logit rows (up to ``n_batch`` rows of the whole
-    vocabulary: 311 MB for Qwen2.5) that the cache does not count against its capacity, and that a
-    restored state never uses (llama.cpp decodes the last token again before sampling). The cache
-    keeps one row of them (loading broadcasts it) and counts it, so its memory is what it says.
+    >>> plain_prompt([{"role": "user", "content": "Hi."}])
+    'user: Hi.\\n\\nassistant:'
     """
-    llama_cpp = llama_module()
+    return "".join(f"{m['role']}: {m['content']}\n\n" for m in messages) + "assistant:"
 
-    class SlimStateCache(llama_cpp.LlamaRAMCache):
-        @property
-        def cache_size(self) -> int:
-            return sum(s.llama_state_size + s.scores.nbytes for s in self.cache_state.values())
 
-        def __setitem__(self, key: Sequence[int], value: Any) -> None:
-            value.scores = value.scores[-1:].copy()
-            super().__setitem__(key, value)
-
-    return SlimStateCache(capacity_bytes=capacity_bytes)
+def completion(result: SequenceResult) -> Completion:
+    """A scheduler result as the protocol's completion (a prompt that did not fit says so)."""
+    if result.finish_reason is FinishReason.CONTEXT:
+        return Completion(text="", prompt_tokens=result.prompt_tokens, finish_reason=CONTEXT_OVERFLOW)
+    return Completion(text=result.text, prompt_tokens=result.prompt_tokens,
+                      completion_tokens=result.completion_tokens, seconds=result.seconds,
+                      finish_reason=result.finish_reason.value, cached_tokens=result.cached_tokens)
 
 
 class EmbeddedPolicy:
-    """A GGUF model run in this process by llama.cpp.
+    """A GGUF model run in this process by llama.cpp, many conversations at a time.
 
     Args:
         model: a preset name (see ``spadework.policy.models.PRESETS``) or a ``.gguf`` path.
-        n_ctx: context window in tokens; prompt plus reply must fit.
+        n_ctx: context window of each conversation in tokens; prompt plus reply must fit.
         n_threads: CPU threads; None uses every core.
-        seed: seeds sampling; a completion whose ``Sampling.seed`` is set repeats exactly.
+        seed: seeds sampling where a ``Sampling`` has no seed.
         cache_dir: where preset models are joined; default ``models.default_cache_dir()``.
         verbose: let llama.cpp print its own log to stderr.
-        prompt_cache_mb: memory for the states of conversations in flight (0: none; only the last
-            prompt's state is held). It must hold every episode played at once to help: the least
-            recently used state is dropped first, and each episode's comes back only a round later.
+        prompt_cache_mb: memory for saved states of finished conversations (0: only those still in
+            a slot), so an episode's next turn reads only its new tokens.
+        parallel: conversations decoded together.
+        kv_cache_mb: most memory for the KV cache of the ``parallel`` sequences; fewer are decoded
+            at a time when ``parallel x n_ctx`` tokens do not fit.
 
     Raises:
         PolicyError: the model cannot be found, verified or loaded (the message says what to do).
@@ -148,22 +139,29 @@ class EmbeddedPolicy:
 
     def __init__(self, model: str = DEFAULT_MODEL, *, n_ctx: int = 4096, n_threads: int | None = None,
                  seed: int = 0, cache_dir: Path | None = None, verbose: bool = False,
-                 prompt_cache_mb: int = 0):
+                 prompt_cache_mb: int = 0, parallel: int = DEFAULT_PARALLEL, kv_cache_mb: int = 4096):
+        from spadework.policy.llama_batch import LlamaBatchDecoder
+
         llama_module()  # a missing engine is said before a missing model
         path = resolve_model(model, cache_dir)
-        llm = _load_llama(path, n_ctx, n_threads, seed, verbose)
-        self._setup(llm, f"embedded:{model if model in PRESETS else path.stem}", path)
-        self._cache_bytes = prompt_cache_mb << 20
-        self._new_cache()
+        threads = n_threads or os.cpu_count() or 1  # llama.cpp alone may pick one core of two
+        llm = _load_llama(path, threads, seed, verbose)
+        decoder = LlamaBatchDecoder(llm, n_ctx=n_ctx, parallel=parallel, n_batch=PREFILL_CHUNK,
+                                    n_threads=threads, kv_cache_mb=kv_cache_mb)
+        self._setup(llm, f"embedded:{model if model in PRESETS else path.stem}", path,
+                    decoder, prompt_cache_mb << 20, seed)
 
     @classmethod
-    def from_llama(cls, llm: Any, name: str = "embedded:custom") -> EmbeddedPolicy:
-        """A policy around an already loaded ``llama_cpp.Llama`` (or a fake with its methods)."""
+    def from_llama(cls, llm: Any, name: str = "embedded:custom", decoder: Decoder | None = None,
+                   prompt_cache_mb: int = 0) -> EmbeddedPolicy:
+        """A policy around an already loaded ``llama_cpp.Llama`` (or a fake with its methods), that
+        generates through ``decoder`` (None: it only renders, counts and loads adapters)."""
         policy = cls.__new__(cls)
-        policy._setup(llm, name, None)
+        policy._setup(llm, name, None, decoder, prompt_cache_mb << 20, 0)
         return policy
 
-    def _setup(self, llm: Any, name: str, path: Path | None) -> None:
+    def _setup(self, llm: Any, name: str, path: Path | None, decoder: Decoder | None, cache_bytes: int,
+               seed: int) -> None:
         self._llm = llm
         self.name = name
         self.path = path
@@ -172,22 +170,25 @@ class EmbeddedPolicy:
         self._renders_tools: bool | None = None
         self._adapter: Any = None
         self.adapter_path: Path | None = None
-        self._cache_bytes = 0
-
-    def _new_cache(self) -> None:
-        """An empty prompt-state cache (none when ``prompt_cache_mb`` is 0)."""
-        if self._cache_bytes:
-            self._llm.set_cache(slim_state_cache(self._cache_bytes))
+        self.decoder = decoder
+        self.scheduler = BatchScheduler(decoder, prefill_chunk=PREFILL_CHUNK, cache_bytes=cache_bytes) \
+            if decoder is not None else None
+        self._seed = seed
 
     @property
     def llm(self) -> Any:
-        """The loaded ``llama_cpp.Llama`` (for benchmarks and adapter loading)."""
+        """The loaded ``llama_cpp.Llama`` (its tokenizer, template and weights)."""
         return self._llm
 
     @property
     def n_ctx(self) -> int:
-        """The context window in tokens."""
-        return int(self._llm.n_ctx())
+        """Each conversation's context window in tokens."""
+        return int(self.decoder.n_ctx) if self.decoder is not None else int(self._llm.n_ctx())
+
+    @property
+    def parallel(self) -> int:
+        """Conversations decoded together."""
+        return int(self.decoder.slots) if self.decoder is not None else 1
 
     @property
     def renders_tools(self) -> bool:
@@ -203,7 +204,7 @@ class EmbeddedPolicy:
         return self._renders_tools
 
     def _request(self, conversation: Conversation, tools: Tools | None) -> dict[str, Any]:
-        """The messages (and tools, when the template shows them) of a chat completion request."""
+        """The messages (and tools, when the template shows them) of a chat request."""
         if tools and not self.renders_tools:
             conversation, tools = with_tools_in_system(conversation, tools), None
         request: dict[str, Any] = {"messages": [m.to_json() for m in conversation]}
@@ -211,13 +212,49 @@ class EmbeddedPolicy:
             request["tools"] = list(tools)
         return request
 
+    def prompt_tokens(self, conversation: Conversation,
+                      tools: Tools | None = None) -> tuple[list[int], tuple[str, ...]]:
+        """The conversation rendered by the chat template and tokenized, with the template's stop
+        strings (without a template: ``plain_prompt``)."""
+        request = self._request(conversation, tools)
+        if self._format is None:
+            text, add_bos, stops = plain_prompt(request["messages"]), True, ("\nuser:",)
+        else:
+            rendered = self._format(**request)
+            stop = rendered.stop or ()
+            text, add_bos = rendered.prompt, not rendered.added_special
+            stops = (stop,) if isinstance(stop, str) else tuple(stop)
+        with self._lock:
+            tokens = list(self._llm.tokenize(text.encode("utf-8"), add_bos=add_bos, special=True))
+        return tokens, stops
+
     def generate(
         self, conversations: Sequence[Conversation], sampling: Sampling,
         tools: ToolsPerConversation | None = None,
     ) -> list[Completion]:
-        """One completion per conversation, in order (run one after another)."""
+        """One completion per conversation, in order, decoded together.
+
+        A conversation whose prompt alone does not fit ``n_ctx`` gets an empty completion whose
+        ``finish_reason`` is ``CONTEXT_OVERFLOW``; the others complete.
+
+        Raises:
+            PolicyError: llama.cpp failed, or the policy has no decoder.
+        """
+        if self.scheduler is None:
+            raise PolicyError(f"{self.name} was built without a decoder; build it with EmbeddedPolicy(model)")
         per = tools_per_conversation(tools, len(conversations))
-        return [self.generate_one(c, sampling.for_item(i), per[i]) for i, c in enumerate(conversations)]
+        requests = [self._sequence(c, sampling.for_item(i), per[i], i) for i, c in enumerate(conversations)]
+        with self._lock:
+            results = self.scheduler.run(requests)
+        return [completion(result) for result in results]
+
+    def _sequence(self, conversation: Conversation, sampling: Sampling, tools: Tools | None,
+                  index: int) -> SequenceRequest:
+        tokens, stops = self.prompt_tokens(conversation, tools)
+        seed = sampling.seed if sampling.seed is not None else self._seed + index
+        return SequenceRequest(prompt=tuple(tokens), max_tokens=sampling.max_tokens,
+                               temperature=sampling.temperature, top_p=sampling.top_p, seed=seed,
+                               stop=(*sampling.stop, *stops))
 
     def generate_one(
         self, conversation: Conversation, sampling: Sampling, tools: Tools | None = None
@@ -228,45 +265,12 @@ class EmbeddedPolicy:
             ContextOverflow: the conversation alone fills the context window.
             PolicyError: llama.cpp failed.
         """
-        request = self._request(conversation, tools)
-        start = time.perf_counter()
-        with self._lock:
-            held = [self._held_tokens(), *self._cached_keys()]
-            try:
-                answer = self._llm.create_chat_completion(
-                    **request, temperature=sampling.temperature, top_p=sampling.top_p,
-                    max_tokens=sampling.max_tokens, stop=list(sampling.stop), seed=sampling.seed)
-            except ValueError as exc:
-                if "context window" in str(exc):
-                    raise ContextOverflow(f"the conversation does not fit the context window of "
-                                          f"{self.name} ({exc}); shorten it or raise n_ctx") from None
-                raise PolicyError(f"{self.name} failed to generate: {exc}") from None
-            except RuntimeError as exc:
-                raise PolicyError(f"{self.name} failed to generate: {exc}") from None
-            seconds = time.perf_counter() - start
-            usage = answer.get("usage") or {}
-            prompt_tokens = int(usage.get("prompt_tokens", 0))
-            prompt = self._held_tokens()[:prompt_tokens]
-            cached = max(common_prefix(tokens, prompt) for tokens in held)
-        choice = answer["choices"][0]
-        message = choice["message"]
-        return Completion(text=with_native_calls(message.get("content") or "", message.get("tool_calls")),
-                          prompt_tokens=prompt_tokens,
-                          completion_tokens=int(usage.get("completion_tokens", 0)),
-                          seconds=seconds, finish_reason=str(choice.get("finish_reason") or "stop"),
-                          cached_tokens=cached)
-
-    def _held_tokens(self) -> list[int]:
-        """The tokens whose state llama.cpp holds now: the next prompt reuses their longest common
-        prefix with it instead of computing it again."""
-        llm = self._llm
-        return [int(t) for t in llm.input_ids[: llm.n_tokens]] if hasattr(llm, "input_ids") else []
-
-    def _cached_keys(self) -> list[tuple[int, ...]]:
-        """The token lists whose states the prompt-state cache holds (the longest common prefix with
-        the next prompt is loaded when it is longer than the held tokens')."""
-        cache = getattr(self._llm, "cache", None)
-        return list(getattr(cache, "cache_state", {}).keys()) if cache is not None else []
+        [answer] = self.generate([conversation], sampling, [tools] if tools else None)
+        if answer.finish_reason == CONTEXT_OVERFLOW:
+            raise ContextOverflow(f"the conversation ({answer.prompt_tokens} tokens) does not fit the "
+                                  f"context window of {self.name} ({self.n_ctx} tokens); shorten it or raise "
+                                  "n_ctx")
+        return answer
 
     def tokenize(self, text: str, *, special: bool = False) -> list[int]:
         """The model's tokens for ``text`` (no beginning-of-sequence token).
@@ -279,23 +283,14 @@ class EmbeddedPolicy:
 
     def count_tokens(self, messages: Conversation, tools: Tools | None = None) -> int:
         """Prompt tokens of ``messages`` (and ``tools``) as ``generate`` sends them (chat template
-        included).
-
-        Without a template in the model file, the sum of the messages' own tokens.
-        """
-        request = self._request(messages, tools)
-        if self._format is None:
-            return sum(len(self.tokenize(m["content"])) for m in request["messages"])
-        rendered = self._format(**request)
-        with self._lock:
-            return len(self._llm.tokenize(rendered.prompt.encode("utf-8"),
-                                          add_bos=not rendered.added_special, special=True))
+        included)."""
+        return len(self.prompt_tokens(messages, tools)[0])
 
     def load_adapter(self, path: Path | None, scale: float = 1.0) -> None:
         """Serve the base model with the GGUF LoRA adapter at ``path`` from now on (None: none).
 
-        The adapter replaces the previous one in place (the base weights stay loaded), and the
-        cached prompt state is dropped so no reply mixes old and new weights.
+        The adapter replaces the previous one in place (the base weights stay loaded), and every
+        held or saved state is dropped so no reply mixes old and new weights.
 
         Raises:
             PolicyError: llama.cpp cannot read ``path`` as a LoRA adapter of this model.
@@ -313,17 +308,23 @@ class EmbeddedPolicy:
                                       f"adapter written for {self.name}")
             adapters = (llama_cpp.llama_adapter_lora_p_ctypes * 1)(new) if new else None
             scales = (ctypes.c_float * 1)(scale) if new else None
-            if llama_cpp.llama_set_adapters_lora(self._llm._ctx.ctx, adapters, 1 if new else 0, scales):
-                raise PolicyError(f"llama.cpp could not apply the LoRA adapter {path}")
+            contexts = [self._llm._ctx.ctx, *([self.decoder.context] if self.decoder is not None else [])]
+            for context in contexts:
+                if llama_cpp.llama_set_adapters_lora(context, adapters, 1 if new else 0, scales):
+                    raise PolicyError(f"llama.cpp could not apply the LoRA adapter {path}")
             if self._adapter:
                 llama_cpp.llama_adapter_lora_free(self._adapter)
             self._adapter, self.adapter_path = new, path
             self._llm.reset()
-            self._new_cache()  # states computed with the old weights must not be loaded
+            if self.scheduler is not None:
+                self.scheduler.forget_all()  # states computed with the old weights must not be reused
 
     def close(self) -> None:
         """Free the model's memory; the policy cannot generate afterwards."""
         with self._lock:
+            close_decoder = getattr(self.decoder, "close", None)
+            if close_decoder is not None:
+                close_decoder()
             close = getattr(self._llm, "close", None)
             if close is not None:
                 close()

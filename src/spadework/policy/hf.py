@@ -30,6 +30,7 @@ from spadework.policy.base import (
     ToolsPerConversation,
     tools_per_conversation,
 )
+from spadework.policy.batching import cut_at_stop
 from spadework.policy.chat import end_of_turn, prompt_text, renderer
 from spadework.policy.models import PRESETS, default_cache_dir, resolve_model
 from spadework.policy.toolcalls import PROBE_TOOL, with_tools_in_system
@@ -260,16 +261,6 @@ def load_hf(name: str, *, dtype: str = "auto", cache_dir: Path | None = None) ->
                       "file nor a Hugging Face model folder or id")
 
 
-def cut_at_stop(text: str, stops: Sequence[str]) -> tuple[str, bool]:
-    """``text`` up to the first stop string, and whether one was found.
-
-    >>> cut_at_stop("ab<|im_end|>cd", ["<|im_end|>"])
-    ('ab', True)
-    """
-    positions = [p for p in (text.find(s) for s in stops if s) if p >= 0]
-    return (text[: min(positions)], True) if positions else (text, False)
-
-
 class HFPolicy:
     """A transformers causal LM (optionally with a PEFT adapter) behind the policy protocol.
 
@@ -280,42 +271,57 @@ class HFPolicy:
         name: for logs.
     """
 
-    def __init__(self, model: Any, tokenizer: Any, name: str = "hf"):
+    def __init__(self, model: Any, tokenizer: Any, name: str = "hf", batch_size: int = 8):
         self.model = model
         self.tokenizer = tokenizer
         self.name = name
+        self.batch_size = batch_size
 
     def generate(
         self, conversations: Sequence[Conversation], sampling: Sampling,
         tools: ToolsPerConversation | None = None,
     ) -> list[Completion]:
-        """One completion per conversation, in order; ``tools`` are rendered into each prompt."""
+        """One completion per conversation, in order, ``batch_size`` at a time in padded batches
+        (``policy.hf_batch``); ``tools`` are rendered into each prompt. The i-th conversation
+        samples with ``sampling.for_item(i)``'s seed, whatever shares its batch."""
         per = tools_per_conversation(tools, len(conversations))
-        return [self.generate_one(c, sampling.for_item(i), per[i]) for i, c in enumerate(conversations)]
+        completions: list[Completion] = []
+        for first in range(0, len(conversations), self.batch_size):
+            numbers = range(first, min(first + self.batch_size, len(conversations)))
+            completions += self._batch([conversations[i] for i in numbers],
+                                       [sampling.for_item(i) for i in numbers], [per[i] for i in numbers])
+        return completions
 
     def generate_one(
         self, conversation: Conversation, sampling: Sampling, tools: Tools | None = None
     ) -> Completion:
+        return self._batch([conversation], [sampling], [tools])[0]
+
+    def _batch(self, conversations: Sequence[Conversation], samplings: Sequence[Sampling],
+               tools: Sequence[Tools | None]) -> list[Completion]:
         import torch
 
+        from spadework.policy.hf_batch import decode_padded
+
         start = time.perf_counter()
-        prompt = self.tokenizer.encode(prompt_text(conversation, self.tokenizer, tools))
-        ids = torch.tensor([prompt], device=next(self.model.parameters()).device)
+        prompts = [self.tokenizer.encode(prompt_text(c, self.tokenizer, t))
+                   for c, t in zip(conversations, tools, strict=True)]
         was_training = self.model.training
         self.model.eval()
-        with torch.random.fork_rng(devices=[ids.device.index] if ids.is_cuda else []), torch.no_grad():
-            torch.manual_seed(sampling.seed if sampling.seed is not None else 0)
-            out = self.model.generate(
-                input_ids=ids, attention_mask=torch.ones_like(ids), max_new_tokens=sampling.max_tokens,
-                do_sample=sampling.temperature > 0, temperature=sampling.temperature or None,
-                top_p=sampling.top_p if sampling.temperature > 0 else None,
-                eos_token_id=self.tokenizer.eos_token_id, pad_token_id=self.tokenizer.eos_token_id)
-        self.model.train(was_training)
-        new = out[0, len(prompt):].tolist()
-        ended = bool(new) and new[-1] == self.tokenizer.eos_token_id
-        text, stopped = cut_at_stop(self.tokenizer.decode(new[:-1] if ended else new), sampling.stop)
-        finish = "stop" if ended or stopped else "length"
-        return Completion(text, len(prompt), len(new), time.perf_counter() - start, finish)
+        try:
+            with torch.no_grad():
+                news = decode_padded(self.model, prompts, samplings, self.tokenizer.eos_token_id)
+        finally:
+            self.model.train(was_training)
+        seconds = time.perf_counter() - start
+        eos = self.tokenizer.eos_token_id
+        completions = []
+        for prompt, new, sampling in zip(prompts, news, samplings, strict=True):
+            ended = bool(new) and new[-1] == eos
+            text, stopped = cut_at_stop(self.tokenizer.decode(new[:-1] if ended else new), sampling.stop)
+            completions.append(Completion(text, len(prompt), len(new), seconds,
+                                          "stop" if ended or stopped else "length"))
+        return completions
 
     def close(self) -> None:
         pass

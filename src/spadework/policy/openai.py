@@ -28,6 +28,7 @@ import httpx
 
 from spadework.errors import ContextOverflow, PolicyError
 from spadework.policy.base import (
+    CONTEXT_OVERFLOW,
     Completion,
     Conversation,
     Sampling,
@@ -48,7 +49,7 @@ MODELS_PATH = "/models"
 MAX_RETRY_AFTER_S = 60.0
 UNKNOWN_MODEL = re.compile(r"\bmodel\b[^\n]{0,120}?(does not exist|not found|unknown|no such|"
                            r"not available|not served)|(unknown|invalid|no such) model", re.IGNORECASE)
-CONTEXT_OVERFLOW = re.compile(r"context (length|window)|maximum context|too many tokens|"
+OVERFLOW_MESSAGE = re.compile(r"context (length|window)|maximum context|too many tokens|"
                               r"exceed.*context", re.IGNORECASE | re.DOTALL)
 NATIVE_MEMORY = 4096
 """Most replies with native tool calls remembered (the oldest are forgotten first)."""
@@ -194,7 +195,9 @@ class OpenAIPolicy:
         tools: ToolsPerConversation | None = None,
     ) -> list[Completion]:
         """One completion per conversation, in order, with up to ``concurrency`` requests in flight;
-        ``tools[i]`` go in the ``i``-th request.
+        ``tools[i]`` go in the ``i``-th request. A conversation the server finds too long for its
+        context gets an empty completion whose ``finish_reason`` is ``CONTEXT_OVERFLOW``; the others
+        complete.
 
         Raises:
             PolicyError: the server is unreachable, rejects the request or the model, or keeps
@@ -203,7 +206,7 @@ class OpenAIPolicy:
         self.check_model()
         per = tools_per_conversation(tools, len(conversations))
         futures: list[Future[Completion]] = [
-            self._pool.submit(self.generate_one, c, sampling.for_item(i), per[i])
+            self._pool.submit(self._one_or_overflow, c, sampling.for_item(i), per[i])
             for i, c in enumerate(conversations)]
         try:
             return [future.result() for future in futures]
@@ -212,10 +215,22 @@ class OpenAIPolicy:
                 future.cancel()
             raise
 
+    def _one_or_overflow(self, conversation: Conversation, sampling: Sampling,
+                         tools: Tools | None) -> Completion:
+        try:
+            return self.generate_one(conversation, sampling, tools)
+        except ContextOverflow:
+            return Completion(text="", finish_reason=CONTEXT_OVERFLOW)
+
     def generate_one(
         self, conversation: Conversation, sampling: Sampling, tools: Tools | None = None
     ) -> Completion:
-        """One completion, in the calling thread."""
+        """One completion, in the calling thread.
+
+        Raises:
+            ContextOverflow: the server finds the conversation too long for its context.
+            PolicyError: as ``generate``.
+        """
         start = time.perf_counter()
         with self._native_lock:
             native = {m.content: self._native[m.content] for m in conversation if m.content in self._native}
@@ -293,7 +308,7 @@ class OpenAIPolicy:
         if status == 404:
             raise PolicyError(f"the server at {self.base_url} has no {CHAT_PATH} (check the base URL, "
                               "it usually ends in /v1)")
-        if CONTEXT_OVERFLOW.search(detail):
+        if OVERFLOW_MESSAGE.search(detail):
             raise ContextOverflow(f"the conversation does not fit the context of model {self.model!r} "
                                   f"at {self.base_url}: {detail}; shorten it or lower max_tokens")
         raise PolicyError(f"the server at {self.base_url} rejected the request (HTTP {status}): {detail}")

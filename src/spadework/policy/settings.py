@@ -33,8 +33,11 @@ class PolicySettings:
             never appears in settings, logs or run directories.
         n_ctx: context window in tokens (embedded).
         n_threads: CPU threads, None for the backend's default (embedded).
-        prompt_cache_mb: memory for the prompt states of the conversations in flight, 0 for none
+        prompt_cache_mb: memory for the saved states of finished conversations, 0 for none
             (embedded).
+        parallel: conversations decoded together (embedded).
+        kv_cache_mb: most memory for the KV cache of the ``parallel`` sequences; fewer are decoded
+            at a time when they do not fit (embedded).
         concurrency: requests in flight at once (openai).
         timeout_s: per request (openai).
         max_retries: retries after connection errors, timeouts, 429 and 5xx (openai).
@@ -48,6 +51,8 @@ class PolicySettings:
     n_ctx: int = 4096
     n_threads: int | None = None
     prompt_cache_mb: int = 1024
+    parallel: int = 16
+    kv_cache_mb: int = 4096
     concurrency: int = 8
     timeout_s: float = 120.0
     max_retries: int = 3
@@ -68,6 +73,8 @@ class PolicySettings:
             ("n_ctx", self.n_ctx >= 256, "at least 256"),
             ("n_threads", self.n_threads is None or self.n_threads >= 1, "None or at least 1"),
             ("prompt_cache_mb", self.prompt_cache_mb >= 0, "0 or more"),
+            ("parallel", 1 <= self.parallel <= 256, "between 1 and 256"),
+            ("kv_cache_mb", self.kv_cache_mb >= 16, "at least 16"),
             ("concurrency", self.concurrency >= 1, "at least 1"),
             ("timeout_s", self.timeout_s > 0, "positive"),
             ("max_retries", self.max_retries >= 0, "0 or more"),
@@ -102,7 +109,8 @@ def _embedded(settings: PolicySettings) -> Policy:
     from spadework.policy.embedded import EmbeddedPolicy
 
     return EmbeddedPolicy(settings.model, n_ctx=settings.n_ctx, n_threads=settings.n_threads,
-                          seed=settings.seed, prompt_cache_mb=settings.prompt_cache_mb)
+                          seed=settings.seed, prompt_cache_mb=settings.prompt_cache_mb,
+                          parallel=settings.parallel, kv_cache_mb=settings.kv_cache_mb)
 
 
 def _openai(settings: PolicySettings) -> Policy:

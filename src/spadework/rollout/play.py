@@ -29,7 +29,7 @@ from spadework.envs.contract import (
 )
 from spadework.envs.tool_calls import ToolCallError, parse_calls
 from spadework.errors import EnvContractError, EnvError, PolicyError
-from spadework.policy.base import Completion, Message, Policy, Role, ToolSchema
+from spadework.policy.base import CONTEXT_OVERFLOW, Completion, Message, Policy, Role, ToolSchema
 from spadework.rollout.boxed import extract_command
 from spadework.rollout.prompt import AgentForm, form_of_source, opening_messages
 from spadework.rollout.records import (
@@ -288,7 +288,11 @@ def _reply(policy: Policy, plays: list[_Play], config: RolloutConfig) -> None:
         raise PolicyError(f"policy {getattr(policy, 'name', '?')!r} returned {len(completions)} completions "
                           f"for {len(plays)} conversations; a backend must return one per conversation")
     for play, completion in zip(plays, completions, strict=True):
-        play.add_reply(completion)
+        if completion.finish_reason == CONTEXT_OVERFLOW:
+            play.finish(EndReason.CONTEXT,
+                        f"the conversation does not fit the context of {getattr(policy, 'name', '?')}")
+        else:
+            play.add_reply(completion)
 
 
 def _run_all(pool: ThreadPoolExecutor, function: Callable[[T], None], items: Sequence[T]) -> None:
@@ -341,7 +345,7 @@ def run_plays(
             _run_all(pool, lambda play: _start(play, sandbox, config), plays)
             while going := _still_going(plays, config, count):
                 _reply(policy, going, config)
-                _run_all(pool, _step, going)
+                _run_all(pool, _step, [play for play in going if play.end is None])
         finally:
             for play in plays:
                 play.close()
