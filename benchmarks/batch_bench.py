@@ -5,7 +5,9 @@ conversation after another, greedy) on ``--prompts`` conversations, then the bat
 (``EmbeddedPolicy``, continuous batching) at each ``--parallel`` count on the same conversations.
 Per setting: aggregate generated tokens/s (generated tokens over the wall time of the whole batch,
 prompts included) and prompt tokens/s (the same batch with ``max_tokens = 1``: prompt tokens over
-its wall time), and ``speedup``: generated tokens/s against the one-after-another engine's.
+its wall time), ``speedup``: generated tokens/s against the one-after-another engine's, and
+``identical``: how many greedy replies equal those of the first ``--parallel`` count (1: each
+conversation decoded alone), where batched matrix products may differ in the last bits.
 The prompts share a short system block and differ after it, as an iteration's plays do.
 
     python benchmarks/batch_bench.py [--models qwen2.5-coder-0.5b qwen2.5-coder-1.5b]
@@ -65,9 +67,12 @@ def one_after_another(model: str, prompts: list[list[Message]], max_tokens: int)
     return figures
 
 
-def batched(model: str, prompts: list[list[Message]], max_tokens: int, parallel: int) -> dict[str, float]:
+def batched(model: str, prompts: list[list[Message]], max_tokens: int,
+            parallel: int) -> tuple[dict[str, float], list[str]]:
+    """The batched engine's figures at ``parallel`` sequences, and its greedy replies."""
     policy = EmbeddedPolicy(model, n_ctx=1024, parallel=parallel)
     figures: dict[str, float] = {"parallel": policy.parallel}
+    texts: list[str] = []
     try:
         for label, tokens in (("gen", max_tokens), ("prompt", 1)):
             policy.scheduler.forget_all()
@@ -79,11 +84,12 @@ def batched(model: str, prompts: list[list[Message]], max_tokens: int, parallel:
             figures[f"{label}_s"] = round(seconds, 2)
             if label == "gen":
                 figures.update(gen_tok_s=round(made / seconds, 2), generated=made)
+                texts = [c.text for c in completions]
             else:
                 figures.update(prompt_tok_s=round(read / seconds, 2), prompt_tokens=read)
     finally:
         policy.close()
-    return figures
+    return figures, texts
 
 
 def main() -> None:
@@ -98,9 +104,11 @@ def main() -> None:
     for model in args.models:
         base = one_after_another(model, prompts, args.max_tokens)
         print(f"  {model} one after another: {base}", flush=True)
-        rows = {}
+        rows, first = {}, None
         for p in args.parallel:
-            rows[str(p)] = batched(model, prompts, args.max_tokens, p)
+            rows[str(p)], texts = batched(model, prompts, args.max_tokens, p)
+            first = first or texts
+            rows[str(p)]["identical"] = sum(a == b for a, b in zip(first, texts, strict=True))
             print(f"  {model} parallel {p}: {rows[str(p)]}", flush=True)
         speedup = {p: round(row["gen_tok_s"] / base["gen_tok_s"], 2) for p, row in rows.items()}
         result[model] = {"one_after_another": base, "batched": rows, "speedup": speedup}
@@ -109,7 +117,8 @@ def main() -> None:
         for p, row in rows.items():
             print(f"  parallel {p:>2}: {row['gen_tok_s']:>7} gen tok/s  "
                   f"{row['prompt_tok_s']:>7} prompt tok/s  "
-                  f"speedup {speedup[p]}x  ({row['generated']} tokens in {row['gen_s']} s)")
+                  f"speedup {speedup[p]}x  ({row['generated']} tokens in {row['gen_s']} s, "
+                  f"{row['identical']} of {args.prompts} replies as at {args.parallel[0]})")
     print(json.dumps({"prompts": args.prompts, "max_tokens": args.max_tokens, "models": result}))
 
 

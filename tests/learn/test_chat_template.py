@@ -173,16 +173,11 @@ def test_the_hf_policy_prompts_with_the_templates_generation_prompt():
     assert prompt_text(CONVERSATION[:2], tokenizer) == expected
     model = tiny_model(0, vocab_size=len(tokenizer.inner))
     seen = []
-    generate = model.generate
-
-    def spy(input_ids, **kwargs):
-        seen.append(input_ids[0].tolist())
-        return generate(input_ids=input_ids, **kwargs)
-
-    model.generate = spy
+    model.register_forward_pre_hook(lambda _, args, kwargs: seen.append(kwargs["input_ids"][0].tolist()),
+                                    with_kwargs=True)
     [completion] = HFPolicy(model, tokenizer).generate([CONVERSATION[:2]], Sampling(temperature=0.0,
                                                                                     max_tokens=3))
-    assert seen == [tokenizer.encode(expected)]
+    assert seen[0] == tokenizer.encode(expected)  # the prompt, then one new token a step
     assert completion.prompt_tokens == len(tokenizer.encode(expected))
 
 

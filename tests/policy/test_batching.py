@@ -59,6 +59,8 @@ def test_a_prompt_that_does_not_fit_fails_alone_and_a_full_context_ends_a_reply(
     assert (results[1].finish_reason, results[1].completion_tokens) == (FinishReason.LENGTH, 64 - 2)
     assert results[1].text == counted(3, 3 + 62)
     assert (results[2].finish_reason, results[2].completion_tokens) == (FinishReason.LENGTH, 64 - 59)
+    [empty] = BatchScheduler(decoder).run([request([])])
+    assert (empty.text, empty.finish_reason) == ("", FinishReason.STOP)
     assert all(len(held) <= 64 for held in decoder.held)
 
 
@@ -163,3 +165,15 @@ def test_a_saved_state_chosen_as_the_source_survives_the_save_that_makes_room_fo
     seconds = scheduler.run([request(n, max_tokens=2) for n in nexts])
     assert [r.text for r in seconds] == ["9 10 ", "9 10 "]
     assert seconds[0].cached_tokens == 82 and len(scheduler.cache) == 1
+
+
+def test_a_slot_taken_for_a_short_shared_prefix_saves_what_it_held():
+    """One slot, two conversations sharing only a system block: the second takes the slot for its
+    shared block, and the first's whole state goes to the prompt cache for its next turn."""
+    scheduler = BatchScheduler(FakeDecoder(slots=1), cache_bytes=1 << 20)
+    system = list(range(200, 220))
+    starts = [[*system, *range(300 + 100 * k, 380 + 100 * k), 50] for k in range(2)]
+    firsts = scheduler.run([request(s, max_tokens=3) for s in starts])
+    nexts = [[*s, *(int(t) for t in f.text.split()), 7, 8] for s, f in zip(starts, firsts, strict=True)]
+    seconds = scheduler.run([request(n, max_tokens=2) for n in nexts])
+    assert [r.cached_tokens for r in seconds] == [len(starts[0]) + 2] * 2

@@ -34,7 +34,7 @@ from typing import Any, Protocol
 
 MIN_SHARED = 16
 """A shared prefix shorter than this is computed again rather than copied."""
-MIN_SAVED = 64
+MIN_SAVED = 16
 """A slot's state shorter than this is not worth a place in the prompt cache."""
 WAIT_GAIN = 32
 """A request waits for another's prompt only when that saves at least this many tokens."""
@@ -222,8 +222,9 @@ class BatchScheduler:
         while waiting and any(slot.job is None for slot in self.slots):
             number = waiting.popleft()
             request = requests[number]
-            if len(request.prompt) + 1 > self.decoder.n_ctx:
-                results[number] = SequenceResult("", len(request.prompt), 0, 0, FinishReason.CONTEXT, 0.0)
+            if not request.prompt or len(request.prompt) + 1 > self.decoder.n_ctx:
+                reason = FinishReason.CONTEXT if request.prompt else FinishReason.STOP  # nothing to continue
+                results[number] = SequenceResult("", len(request.prompt), 0, 0, reason, 0.0)
                 continue
             source, shared = self._best_source(request.prompt)
             if self._reading_longer(request.prompt) > shared + WAIT_GAIN:
@@ -258,6 +259,8 @@ class BatchScheduler:
         """Put ``request`` in a free slot holding its first ``shared`` tokens."""
         if isinstance(source, _Slot) and source.job is None:
             slot = source
+            if len(slot.tokens) - shared >= MIN_SAVED:  # what it held beyond the shared part is kept
+                self._keep(slot)
         else:
             slot = next(s for s in self.slots if s.job is None)
             copied = self._fetch(source) if source is not None else (None, [])  # before _keep drops it
