@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: setup system run examples test bench clean
+.PHONY: setup system vllm run examples test bench clean
 
 setup: system $(STAMP)
 
@@ -34,6 +34,17 @@ $(STAMP): pyproject.toml requirements-models.txt constraints-cpu.txt
 	$(BIN)/python -m pip install -q --no-deps --only-binary=:all: bfcl-eval==2026.3.23
 	touch $(STAMP)
 
+# The vLLM CPU server the cluster path's integration test starts (requirements-vllm.txt says why
+# it has a virtual environment of its own and why three of its wheels are removed).
+VLLM_VENV := .venv-vllm
+VLLM_STAMP := $(VLLM_VENV)/.installed-stamp
+vllm: $(VLLM_STAMP)
+$(VLLM_STAMP): requirements-vllm.txt constraints-cpu.txt
+	$(PYTHON) -m venv $(VLLM_VENV)
+	$(VLLM_VENV)/bin/python -m pip install -q -c constraints-cpu.txt -r requirements-vllm.txt
+	$(VLLM_VENV)/bin/python -m pip uninstall -y -q torchvision torchaudio torchcodec
+	touch $(VLLM_STAMP)
+
 EXAMPLES := $(filter-out %/__init__.py,$(wildcard src/spadework/envs/examples/*.py))
 
 # The main job: a short self-play session with the embedded model, on this CPU, offline.
@@ -43,7 +54,7 @@ run: setup
 examples: setup
 	$(BIN)/spadework validate --run-dir runs/examples $(EXAMPLES)
 
-test: setup
+test: setup vllm
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/python -m pytest -q
 

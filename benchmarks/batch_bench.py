@@ -9,9 +9,13 @@ its wall time), ``speedup``: generated tokens/s against the one-after-another en
 ``identical``: how many greedy replies equal those of the first ``--parallel`` count (1: each
 conversation decoded alone), where batched matrix products may differ in the last bits.
 The prompts share a short system block and differ after it, as an iteration's plays do.
+With ``--server URL --server-model NAME`` the same prompts also go to an OpenAI-compatible server
+(a vLLM CPU build beside the embedded engine, say) through ``OpenAIPolicy`` with as many requests
+in flight as each ``--parallel`` count, measured the same way.
 
     python benchmarks/batch_bench.py [--models qwen2.5-coder-0.5b qwen2.5-coder-1.5b]
         [--parallel 1 2 4 8 16 32] [--prompts 32] [--max-tokens 64]
+        [--server http://127.0.0.1:8011/v1 --server-model qwen05]
 
 Prints a table, then one JSON object as the last line. Run it alone: two cores.
 """
@@ -27,6 +31,7 @@ from spadework.policy import Message, Role, Sampling
 from spadework.policy.embedded import GGUF_TEMPLATE_FORMAT, EmbeddedPolicy
 from spadework.policy.llama_cpu import avoid_amx_repack
 from spadework.policy.models import resolve_model
+from spadework.policy.openai import OpenAIPolicy
 
 SYSTEM = "You are a careful assistant. Work the task out step by step, then give the answer."
 TASKS = ("Sum the digits of {n}.", "List three prime numbers greater than {n}.",
@@ -70,12 +75,18 @@ def one_after_another(model: str, prompts: list[list[Message]], max_tokens: int)
 def batched(model: str, prompts: list[list[Message]], max_tokens: int,
             parallel: int) -> tuple[dict[str, float], list[str]]:
     """The batched engine's figures at ``parallel`` sequences, and its greedy replies."""
-    policy = EmbeddedPolicy(model, n_ctx=1024, parallel=parallel)
-    figures: dict[str, float] = {"parallel": policy.parallel}
+    return measured(EmbeddedPolicy(model, n_ctx=1024, parallel=parallel), prompts, max_tokens, parallel)
+
+
+def measured(policy, prompts: list[list[Message]], max_tokens: int,
+             parallel: int) -> tuple[dict[str, float], list[str]]:
+    """A policy's figures on the prompts (``parallel`` recorded as given), and its greedy replies."""
+    figures: dict[str, float] = {"parallel": getattr(policy, "parallel", parallel)}
     texts: list[str] = []
     try:
         for label, tokens in (("gen", max_tokens), ("prompt", 1)):
-            policy.scheduler.forget_all()
+            if hasattr(policy, "scheduler"):
+                policy.scheduler.forget_all()
             start = time.perf_counter()
             completions = policy.generate(prompts, Sampling(temperature=0.0, max_tokens=tokens))
             seconds = time.perf_counter() - start
@@ -98,15 +109,23 @@ def main() -> None:
     parser.add_argument("--parallel", nargs="+", type=int, default=[1, 2, 4, 8, 16, 32])
     parser.add_argument("--prompts", type=int, default=32)
     parser.add_argument("--max-tokens", type=int, default=64)
+    parser.add_argument("--server", help="an OpenAI-compatible server's /v1 address, measured as well")
+    parser.add_argument("--server-model", default="default", help="the model name the server serves")
     args = parser.parse_args()
     prompts = conversations(args.prompts)
     result: dict[str, dict] = {}
-    for model in args.models:
-        base = one_after_another(model, prompts, args.max_tokens)
+    for model in args.models + ([f"server:{args.server_model}"] if args.server else []):
+        served = model.startswith("server:")
+        base = result[args.models[0]]["one_after_another"] if served else one_after_another(
+            model, prompts, args.max_tokens)
         print(f"  {model} one after another: {base}", flush=True)
         rows, first = {}, None
         for p in args.parallel:
-            rows[str(p)], texts = batched(model, prompts, args.max_tokens, p)
+            if served:
+                rows[str(p)], texts = measured(OpenAIPolicy(args.server, args.server_model, concurrency=p),
+                                               prompts, args.max_tokens, p)
+            else:
+                rows[str(p)], texts = batched(model, prompts, args.max_tokens, p)
             first = first or texts
             rows[str(p)]["identical"] = sum(a == b for a, b in zip(first, texts, strict=True))
             print(f"  {model} parallel {p}: {rows[str(p)]}", flush=True)

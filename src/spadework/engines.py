@@ -58,13 +58,16 @@ def sampling(section: SamplingConfig, seed: int | None = None) -> Sampling:
 
 
 def rollout_config(agent: AgentSection, sampling: Sampling) -> RolloutConfig:
-    """The agent's rollout settings, as the loop plays, with ``sampling``.
+    """The agent's rollout settings, as the loop plays designed environments (every played
+    episode audited: ``rollout.audit``), with ``sampling``.
 
-    >>> rollout_config(AgentSection(), Sampling(temperature=0.0)).max_turns_cap
-    6
+    >>> rollout = rollout_config(AgentSection(), Sampling(temperature=0.0))
+    >>> rollout.max_turns_cap, rollout.audit
+    (6, True)
     """
     return RolloutConfig(max_turns_cap=agent.max_turns, context_tokens=agent.context_tokens,
-                         concurrency=agent.concurrency, hint_style=agent.hint_style, sampling=sampling)
+                         concurrency=agent.concurrency, hint_style=agent.hint_style, sampling=sampling,
+                         audit=True)
 
 
 def sandbox_settings(config: RunConfig) -> SandboxConfig:

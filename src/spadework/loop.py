@@ -41,6 +41,7 @@ from spadework.outcomes import (
     iteration_metrics,
     outcome_of,
     play_seeds,
+    validation_seeds,
     with_designer_advantages,
 )
 from spadework.replay import ReplayPlan, ReplayScore, plan_replay, replay_candidates
@@ -49,6 +50,7 @@ from spadework.rollout import Arm, Episode, PlayJob, run_plays
 from spadework.rundir import append_metrics, write_atomically
 from spadework.sandbox import SandboxProtocol
 from spadework.tracking import Tracker, Trackers
+from spadework.validate.checks import ValidatorConfig
 
 if TYPE_CHECKING:  # the learner (and torch) are imported only by runs that train
     from spadework.learn.trainer import Trainer
@@ -203,6 +205,7 @@ class Loop:
             temperature_step=designer.repair_temperature_step,
             design_ids=ids, forms=forms, retry=designer.retry,
             hint_call=designer.hint_writer,
+            config=ValidatorConfig(seeds=validation_seeds(self.config.run.seed, iteration)),
         )
 
     def draw_replays(self, iteration: int) -> ReplayPlan:
@@ -330,4 +333,5 @@ def play_result(outcome: DesignOutcome, episodes: Sequence[Episode]) -> PlayResu
         solve_rate_nohint=solve_rate(outcome.scores_nohint),
         solve_rate_hint=solve_rate(outcome.scores_hint) if hinted else math.nan,
         regret=outcome.regret if hinted else math.nan, transcripts=samples, estimate=outcome.estimate,
+        voided=outcome.voided,
     )

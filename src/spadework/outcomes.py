@@ -21,6 +21,7 @@ from spadework.rewards import (
     solve_rate,
 )
 from spadework.rollout import Arm, Arms, EndReason, Episode
+from spadework.rollout.audit import void_reason
 
 _DESIGN_ID = re.compile(r"i(\d+)-d(\d+)")
 
@@ -50,11 +51,24 @@ def play_seeds(run_seed: int, iteration: int, design_index: int, plays: int) -> 
     >>> len(set(play_seeds(0, 0, 0, 4)))
     4
     """
-    seeds = []
-    for k in range(plays):
-        digest = hashlib.blake2b(f"{run_seed}/{iteration}/{design_index}/{k}".encode(), digest_size=4)
-        seeds.append(int.from_bytes(digest.digest(), "big") % 2**31)
-    return seeds
+    return [_drawn(f"{run_seed}/{iteration}/{design_index}/{k}") for k in range(plays)]
+
+
+def validation_seeds(run_seed: int, iteration: int, count: int = 3) -> tuple[int, ...]:
+    """The seeds the validator checks an iteration's designs on: drawn like play seeds, from the
+    same range, under a prefix of their own (so no design can be fair on a small fixed range of
+    seeds and not on those it is played on).
+
+    >>> seeds = validation_seeds(0, 1)
+    >>> len(set(seeds)), all(0 <= s < 2**31 for s in seeds), seeds == validation_seeds(0, 1)
+    (3, True, True)
+    """
+    return tuple(_drawn(f"validate/{run_seed}/{iteration}/{k}") for k in range(count))
+
+
+def _drawn(key: str) -> int:
+    """A seed in [0, 2**31) fixed by ``key``."""
+    return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=4).digest(), "big") % 2**31
 
 
 @dataclass(frozen=True)
@@ -66,7 +80,9 @@ class DesignOutcome:
         reward: the designer's reward: under ``[rewards] designer``, a figure of the regret when
             valid, the invalid penalty when not.
         estimate: the regret with its interval over the paired seeds; None when the design was
-            invalid or not played.
+            invalid, not played, or voided.
+        voided: why its played episodes cannot pay regret (``rollout.audit.void_reason``): it then
+            earns the invalid penalty, and its agent advantages are zero; None when they held up.
     """
 
     design_id: str
@@ -79,6 +95,7 @@ class DesignOutcome:
     agent_advantages: tuple[float, ...] = ()
     agent_zero_variance: bool = False
     estimate: RegretEstimate | None = None
+    voided: str | None = None
 
 
 def check_progress(design: Design) -> float:
@@ -111,6 +128,11 @@ def outcome_of(design: Design, episodes: Sequence[Episode], invalid_penalty: flo
         confidence: two-sided confidence of the regret's interval (``rewards.confidence``).
     """
     nohint, hint = paired_scores(episodes)
+    voided = void_reason(episodes) if design.valid else None
+    if voided is not None:
+        return DesignOutcome(design_id=design.design_id, valid=True, scores_nohint=nohint, scores_hint=hint,
+                             regret=0.0, reward=designer_reward(False, 0.0, invalid_penalty),
+                             agent_advantages=(0.0,) * len(nohint), voided=voided)
     estimate = regret_estimate(hint, nohint, confidence) if design.valid and nohint and hint else None
     earned = designer_regret(estimate, designer) if estimate is not None else 0.0
     advantages, flat = group_advantages(nohint) if nohint else ([], False)
@@ -162,6 +184,7 @@ def iteration_metrics(
         "reward/regret_ci_width": mean([e.width for e in estimates]),
         "reward/regret_positive_share": mean([1.0 if e.regret > 0 else 0.0 for e in estimates]),
         "reward/designer_mean": mean([o.reward for o in outcomes]),
+        "reward/voided": float(sum(o.voided is not None for o in outcomes)),
         "reward/agent_mean": mean([e.score for e in by_arm[Arm.NOHINT]]),
         "rollout/episodes": float(len(episodes)),
         "rollout/solve_rate_nohint": solve_rate([e.score for e in by_arm[Arm.NOHINT]]),

@@ -76,14 +76,14 @@ def test_the_reference_solution_of_every_problem_passes_in_the_sandbox():
     assert len(PROBLEMS) == 164 and PROBLEMS[0].task_id == "HumanEval/0"
     with Sandbox(SandboxConfig(pool_size=2)) as sandbox:
         failed = [p.task_id for p in PROBLEMS
-                  if not sandbox.run(program_of(p, p.canonical_solution), 10.0).passed]
+                  if not sandbox.check(program_of(p, p.canonical_solution), 10.0).passed]
     assert failed == []
 
 
 @pytest.mark.parametrize("reply", ["", "I cannot solve this.", "    return None", "```python\npass\n```",
                                    "```python\ndef wrong_name(*args):\n    return 0\n```"])
 def test_an_empty_or_wrong_answer_fails(sandbox, reply):
-    failed = [p.task_id for p in PROBLEMS[:12] if not sandbox.run(program_of(p, reply), 5.0).passed]
+    failed = [p.task_id for p in PROBLEMS[:12] if not sandbox.check(program_of(p, reply), 5.0).passed]
     assert len(failed) == 12
 
 
@@ -92,15 +92,15 @@ def test_the_whole_function_in_a_fence_with_example_calls_passes_and_the_example
     reply = whole_function(problem)
     code = answer_code(reply, problem.entry_point)
     assert "print(" not in code and "assert False" not in code and f"def {problem.entry_point}(" in code
-    assert sandbox.run(program_of(problem, reply), 5.0).passed
+    assert sandbox.check(program_of(problem, reply), 5.0).passed
 
 
 @pytest.mark.parametrize("indent", ["", "    ", "\t"])
 def test_a_bare_body_at_any_indentation_continues_the_prompt(sandbox, indent):
     problem = BY_ID["HumanEval/2"]  # truncate_number: return number % 1.0
-    assert sandbox.run(program_of(problem, f"{indent}return number % 1.0\n"), 5.0).passed
+    assert sandbox.check(program_of(problem, f"{indent}return number % 1.0\n"), 5.0).passed
     fenced = f"The body:\n```\n{indent}return number % 1.0\n```"
-    assert sandbox.run(program_of(problem, fenced), 5.0).passed
+    assert sandbox.check(program_of(problem, fenced), 5.0).passed
 
 
 def test_a_later_block_that_redefines_the_function_wins_and_unparsable_blocks_are_skipped(sandbox):
@@ -109,28 +109,28 @@ def test_a_later_block_that_redefines_the_function_wins_and_unparsable_blocks_ar
              "def truncate_number(number):\n    return number % 1.0\n```\n"
              "```python\n>>> truncate_number(3.5)\n```\n```text\n0.5\n```")
     assert len(fenced_blocks(reply)) == 3
-    assert sandbox.run(program_of(problem, reply), 5.0).passed
+    assert sandbox.check(program_of(problem, reply), 5.0).passed
 
 
 def test_a_reply_cut_off_inside_its_fence_is_read_to_its_end(sandbox):
     problem = BY_ID["HumanEval/2"]
     cut = "```python\ndef truncate_number(n):\n    return n % 1.0\n"
-    assert sandbox.run(program_of(problem, cut), 5.0).passed
+    assert sandbox.check(program_of(problem, cut), 5.0).passed
 
 
 @pytest.mark.parametrize(("body", "error"), [
     ("    while True:\n        pass", "did not answer within 2.0 s"),
     ("    import os\n    os.fork()", "BlockingIOError"),
-    ("    import os\n    os._exit(0)", "worker exited during run"),
+    ("    import os\n    os._exit(0)", "worker exited during call"),
     ("    import sys\n    sys.exit(0)", "SystemExit"),
     ("    return 'x' * (2 ** 32)", "MemoryError"),
     ("    open('/etc/passwd', 'a').write('x')", "PermissionError"),
 ])
 def test_hostile_answers_fail_within_the_limit_and_the_evaluation_goes_on(sandbox, body, error):
     problem = BY_ID["HumanEval/2"]
-    run = sandbox.run(program_of(problem, body), 2.0)
+    run = sandbox.check(program_of(problem, body), 2.0)
     assert not run.passed and error in run.error and run.seconds < 4.0
-    assert sandbox.run(program_of(problem, problem.canonical_solution), 2.0).passed
+    assert sandbox.check(program_of(problem, problem.canonical_solution), 2.0).passed
 
 
 def test_the_environment_shows_the_prompt_scores_the_answer_and_has_no_hint():

@@ -10,6 +10,7 @@ under stable names that runs have always written::
     description, scores_nohint, scores_hint, solve_rate_nohint,
     solve_rate_hint, regret, transcripts                       # the final valid attempt only
     regret_low, regret_high, regret_ci, regret_plays           # with those, since regret has an interval
+    voided                                                     # when a played episode failed its audit
     play_seeds, last_played, replays                           # once the loop has replayed it ([replay])
 
 ``DesignResult.to_metrics`` writes exactly these keys and ``DesignResult.from_metrics`` reads them
@@ -41,6 +42,8 @@ class PlayResult:
         seeds: once replayed, the seed of every paired play, aligned with the scores; () before.
         last_played: once replayed, the last iteration that played it; None before (its design's).
         replays: how many iterations replayed it; the scores and the estimate pool all its plays.
+        voided: why its played episodes could not pay regret (``rollout.audit``); None when they
+            held up. A voided play's regret is 0 and it has no interval.
     """
 
     description: str
@@ -54,6 +57,7 @@ class PlayResult:
     seeds: tuple[int, ...] = ()
     last_played: int | None = None
     replays: int = 0
+    voided: str | None = None
 
     @property
     def regret_low(self) -> float | None:
@@ -103,6 +107,8 @@ class PlayResult:
         if self.replays:
             metrics.update({"play_seeds": list(self.seeds), "last_played": self.last_played,
                             "replays": self.replays})
+        if self.voided is not None:
+            metrics["voided"] = self.voided
         return metrics
 
     @classmethod
@@ -126,7 +132,8 @@ class PlayResult:
         return cls(description, scores_nohint, scores_hint, rates[0], rates[1], regret, dict(transcripts),
                    _estimate(metrics.get("regret_ci")),
                    seeds=tuple(seeds) if isinstance(seeds, list) and all(map(_is_int, seeds)) else (),
-                   last_played=last if _is_int(last) else None, replays=replays if _is_int(replays) else 0)
+                   last_played=last if _is_int(last) else None, replays=replays if _is_int(replays) else 0,
+                   voided=metrics["voided"] if isinstance(metrics.get("voided"), str) else None)
 
 
 @dataclass(frozen=True)

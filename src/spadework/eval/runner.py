@@ -205,7 +205,7 @@ def eval_rollout(config: RunConfig) -> RolloutConfig:
     """
     greedy = Sampling(temperature=0.0, top_p=1.0, max_tokens=config.agent.sampling.max_tokens,
                       seed=config.run.seed)
-    return rollout_config(config.agent, greedy)
+    return replace(rollout_config(config.agent, greedy), audit=False)  # held-out tasks have no hint to check
 
 
 def held_out_rollout(rollout: RolloutConfig, tasks: Sequence[TaskSpec]) -> RolloutConfig:

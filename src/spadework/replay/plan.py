@@ -20,6 +20,7 @@ from spadework.replay.levels import ReplayCandidates, ReplayLevel, fresh_seeds, 
 from spadework.replay.priority import ReplayScore, draw_distinct, replay_priorities
 from spadework.rewards import group_advantages, mean, regret_estimate, solve_rate
 from spadework.rollout import Arm, Episode, PlayJob
+from spadework.rollout.audit import void_reason
 
 
 @dataclass(frozen=True)
@@ -163,6 +164,10 @@ def replay_outcome(env_id: str, episodes: Sequence[Episode], confidence: float) 
     """A replay's plays this iteration: scores, regret and the agent's advantages within the group
     (as for a new design), and no designer reward."""
     nohint, hint = paired_scores(episodes)
+    voided = void_reason(episodes)
+    if voided is not None:
+        return DesignOutcome(design_id=env_id, valid=True, scores_nohint=nohint, scores_hint=hint, regret=0.0,
+                             reward=0.0, agent_advantages=(0.0,) * len(nohint), voided=voided)
     estimate = regret_estimate(hint, nohint, confidence) if nohint else None
     advantages, flat = group_advantages(nohint) if nohint else ([], False)
     return DesignOutcome(design_id=env_id, valid=True, scores_nohint=nohint, scores_hint=hint,
@@ -183,6 +188,9 @@ def pooled_play(level: ReplayLevel, outcome: DesignOutcome, seeds: tuple[int, ..
     >>> play.estimate == regret_estimate(play.scores_hint, play.scores_nohint)
     True
     """
+    if outcome.voided is not None:  # its plays are not pooled: the environment no longer counts
+        return replace(level.play, regret=0.0, estimate=None, voided=outcome.voided, last_played=iteration,
+                       replays=level.play.replays + 1)
     nohint = level.play.scores_nohint + outcome.scores_nohint
     hint = level.play.scores_hint + outcome.scores_hint
     estimate = regret_estimate(hint, nohint, confidence)

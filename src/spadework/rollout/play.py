@@ -16,7 +16,7 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, TypeVar
 
 from spadework.envs.contract import (
@@ -30,6 +30,7 @@ from spadework.envs.contract import (
 from spadework.envs.tool_calls import ToolCallError, parse_calls
 from spadework.errors import EnvContractError, EnvError, PolicyError
 from spadework.policy.base import CONTEXT_OVERFLOW, Completion, Message, Policy, Role, ToolSchema
+from spadework.rollout.audit import PlayCheck, audit_seed, read_opening
 from spadework.rollout.boxed import extract_command
 from spadework.rollout.prompt import AgentForm, form_of_source, opening_messages
 from spadework.rollout.records import (
@@ -176,14 +177,15 @@ class _Play:
     unboxed: int = 0
     completion_tokens: int = 0
     hint: str | None = None
+    check: PlayCheck | None = None
     error: str | None = None
     end: EndReason | None = None
     seconds: float = 0.0
 
     def finish(self, end: EndReason, error: str | None = None) -> None:
+        """End the episode; its environment stays open for the audit (``run_plays`` closes it)."""
         self.end, self.error = end, error
         self.seconds = time.monotonic() - self.started
-        self.close()
 
     def close(self) -> None:
         env, self.env = self.env, None
@@ -216,29 +218,43 @@ class _Play:
             rewards=tuple(self.rewards), score=score, solved=is_solved(score), turns=len(self.rewards),
             unboxed=self.unboxed, hint=self.hint, error=self.error,
             completion_tokens=self.completion_tokens, seconds=self.seconds,
-            end=self.end or EndReason.ENV_ERROR, tools=tuple(self.tools or ()),
+            end=self.end or EndReason.ENV_ERROR, tools=tuple(self.tools or ()), check=self.check,
         )
 
 
 def _start(play: _Play, sandbox: EnvOpener, config: RolloutConfig) -> None:
     """Open, reset, read a tool world's tools and (hinted arm) the hint; an environment failure
-    ends the play."""
+    ends the play. Audited (``config.audit``), both arms read the hint and the solution alike."""
     play.form = play.job.form or form_of_source(play.job.source)
     try:
         play.env = sandbox.open(play.job.source)
-        reset = play.env.reset(seed=play.job.seed)
-        if not isinstance(reset, (list, tuple)) or len(reset) != 2:
-            raise EnvContractError(f"reset() returned {str(reset)[:100]!r}; return (observation, info)")
+        if config.audit:
+            reset, play.check = read_opening(play.env, play.job.seed)
+        else:
+            reset = play.env.reset(seed=play.job.seed)
+            if not isinstance(reset, (list, tuple)) or len(reset) != 2:
+                raise EnvContractError(f"reset() returned {str(reset)[:100]!r}; return (observation, info)")
         observation = _text(reset[0], MAX_OBSERVATION_CHARS)
         if play.form is AgentForm.TOOL:
             play.tools = read_tools(reset[1])
         if play.job.arm is Arm.HINT:
-            play.hint = _text(play.env.hint(), MAX_HINT_CHARS)
+            play.hint = play.check.hint if play.check is not None else _text(play.env.hint(), MAX_HINT_CHARS)
         play.max_turns = _turn_limit(play.env, config.max_turns_cap)
     except EnvError as exc:
         play.finish(EndReason.ENV_ERROR, str(exc))
         return
     play.messages = opening_messages(observation, play.hint, play.form, config.hint_style)
+
+
+def _audit(play: _Play) -> None:
+    """Replay the played seed after another one and check it against its opening (``rollout.audit``)."""
+    if play.check is None or play.env is None or play.end is EndReason.ENV_ERROR:
+        return
+    try:
+        play.check = audit_seed(play.env, play.job.seed, play.check, play.max_turns)
+    except EnvError as exc:
+        play.check = replace(play.check, problem=f"seed {play.job.seed}: replaying it after the episode "
+                                                 f"failed: {exc}")
 
 
 def _step(play: _Play) -> None:
@@ -346,6 +362,8 @@ def run_plays(
             while going := _still_going(plays, config, count):
                 _reply(policy, going, config)
                 _run_all(pool, _step, [play for play in going if play.end is None])
+            if config.audit:
+                _run_all(pool, _audit, plays)
         finally:
             for play in plays:
                 play.close()

@@ -9,6 +9,7 @@ from typing import Any
 
 from spadework.errors import ConfigError
 from spadework.policy.base import Message, Sampling
+from spadework.rollout.audit import PlayCheck
 from spadework.rollout.prompt import AgentForm, HintStyle
 
 
@@ -110,6 +111,8 @@ class Episode:
         end: why the episode ended.
         tools: the tool schemas the agent was given (a tool world's ``reset`` info), else empty;
             the learner renders them as the policy did (``render_tokens(..., tools=...)``).
+        check: what the audit of a designed environment's episode read and found
+            (``rollout.audit``); None when the play was not audited or the environment failed.
     """
 
     env_id: str
@@ -127,9 +130,11 @@ class Episode:
     seconds: float
     end: EndReason
     tools: tuple[dict[str, Any], ...] = ()
+    check: PlayCheck | None = None
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
+        data["check"] = None if self.check is None else self.check.to_json()
         data["arm"] = self.arm.value
         data["end"] = self.end.value
         data["messages"] = [message.to_json() for message in self.messages]
@@ -145,6 +150,7 @@ class Episode:
         fields["messages"] = tuple(Message.from_json(m) for m in data["messages"])
         fields["rewards"] = tuple(float(r) for r in data["rewards"])
         fields["tools"] = tuple(data.get("tools") or ())
+        fields["check"] = None if data.get("check") is None else PlayCheck.from_json(data["check"])
         return cls(**fields)
 
 
@@ -172,6 +178,8 @@ class RolloutConfig:
         concurrency: environment calls (open, reset, step) in flight at once.
         sampling: sampling settings of the agent's replies.
         hint_style: how the hinted arm shows the hint.
+        audit: check every played episode (designed environments: ``rollout.audit``); off for
+            held-out tasks, which have no hint or solution of their own to check.
     """
 
     max_turns_cap: int = 10
@@ -179,6 +187,7 @@ class RolloutConfig:
     concurrency: int = 8
     sampling: Sampling = field(default_factory=Sampling)
     hint_style: HintStyle = HintStyle.LINE
+    audit: bool = False
 
     def __post_init__(self) -> None:
         for name in ("max_turns_cap", "context_tokens", "concurrency"):

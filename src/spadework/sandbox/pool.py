@@ -10,7 +10,7 @@ from spadework.sandbox.config import Isolation, SandboxConfig
 from spadework.sandbox.env import InProcessEnv, SandboxedEnv
 from spadework.sandbox.isolation import choose_isolation
 from spadework.sandbox.process import WorkerProcess
-from spadework.sandbox.program import ProgramRun, run_in_process, run_in_worker
+from spadework.sandbox.program import ProgramRun, TestedCode, check_in_process, check_in_workers
 
 
 class Sandbox:
@@ -79,10 +79,10 @@ class Sandbox:
             worker.kill()
             raise
 
-    def run(self, source: str, timeout_s: float | None = None) -> ProgramRun:
-        """Run the program ``source`` to its end in a worker of its own (``sandbox.program``);
-        ``timeout_s`` defaults to the config's ``call_timeout_s``."""
-        return run_in_worker(self.worker(), source, timeout_s or self.config.call_timeout_s)
+    def check(self, code: TestedCode, timeout_s: float | None = None) -> ProgramRun:
+        """The verdict of ``code``'s trusted tests on its function, from two workers of their own
+        (``sandbox.program``); ``timeout_s`` (for both, in all) defaults to ``call_timeout_s``."""
+        return check_in_workers(self.worker, code, timeout_s or self.config.call_timeout_s)
 
     def close(self) -> None:
         """Kill every waiting worker. Environments already opened stay theirs to close."""
@@ -114,9 +114,9 @@ class InProcessSandbox:
     def open(self, source: str) -> InProcessEnv:
         return InProcessEnv(source, self.config)
 
-    def run(self, source: str, timeout_s: float | None = None) -> ProgramRun:
-        """The program run in this process: no limit, no timeout (trusted code only)."""
-        return run_in_process(source)
+    def check(self, code: TestedCode, timeout_s: float | None = None) -> ProgramRun:
+        """The verdict in this process: no limit, no timeout (trusted code only)."""
+        return check_in_process(code)
 
     def close(self) -> None:
         pass

@@ -114,6 +114,11 @@ class WorkerProcess:
 
     def request(self, message: dict[str, Any], timeout_s: float, what: str) -> dict[str, Any]:
         """Send ``message``; return the worker's reply. ``what`` names the call in errors."""
+        self.send(message, what)
+        return self.receive(timeout_s, what)
+
+    def send(self, message: dict[str, Any], what: str = "a call") -> None:
+        """Send ``message`` without waiting for a reply."""
         if self.dead is not None:
             raise EnvCrashed(f"environment already ended: {self.dead}")
         try:
@@ -122,7 +127,6 @@ class WorkerProcess:
         except (BrokenPipeError, OSError):
             self.kill(f"worker exited before {what} ({self._exit_status()})")
             raise EnvCrashed(self.dead) from None
-        return self.receive(timeout_s, what)
 
     def receive(self, timeout_s: float, what: str) -> dict[str, Any]:
         deadline = time.monotonic() + timeout_s

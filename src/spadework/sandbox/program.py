@@ -1,35 +1,60 @@
-"""Running one program nobody reviewed, to the end or not, in a worker of its own.
+"""Code verdicts no model code can forge: trusted tests in one worker, the model's function in another.
 
-A program (a model's function with its tests, say) is executed as a module in a fresh worker,
-under the same limits as an environment: a fresh uid, no fork, capped memory and CPU, a private
-``/tmp``. It passes when it ends without an exception; an exception, ``sys.exit``, a timeout,
-a crash or a reply the worker could not send is a failure with a message, never an error of the
-caller. The worker is killed afterwards, with everything the program started.
+A verdict is decided by a process in which no model-written code has run. The **candidate**
+worker runs the model's code (with the problem's prompt, never its tests) and keeps its function;
+the **tester** worker runs the trusted tests with a proxy in the function's place. Each call of
+the proxy travels, as plain data, from the tester through this process to the candidate, and
+only the candidate's result, as the text of a plain literal (``sandbox.plain``), travels back;
+the tester reads it without running code. A call that raises, returns something that is not
+plain data (an object equal to everything, a function), or forges a reply fails in the tester;
+a candidate that hangs, crashes or exits fails the verdict. The tester's reply is the verdict:
+it passes when the tests run to their end. The candidate cannot reach the tester: it is another
+process under another uid (and another PID namespace under bubblewrap), it never sees the test
+source, and its frames hold no caller to read.
 
-What the sandbox contains is what a program can do to this machine, not what it claims: code
-running in the worker could write a forged reply on the worker's own pipe. Score a program by
-whether it ran to the end, as here, and never by a value it returns.
+What it costs: the function runs apart from the tests, so a test that needs the function itself
+(passes it on as a callback, reads its attributes, checks that it mutated an argument) cannot
+pass; the function's exceptions reach the tests as one type, ``CallFailed``.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from spadework.errors import EnvError
+from spadework.errors import EnvError, EnvTimeout
+from spadework.sandbox import plain
 from spadework.sandbox.env import raised
 from spadework.sandbox.process import WorkerProcess
 from spadework.sandbox.worker import describe_exception
 
 
 @dataclass(frozen=True)
-class ProgramRun:
-    """How one program went.
+class TestedCode:
+    """A model's function and the trusted tests that judge it.
 
     Attributes:
-        passed: it ran to its end without an exception.
-        error: why not, when it did not (the exception and its line, a timeout, a crash).
-        seconds: wall time from sending the program to its verdict.
+        candidate: the model's code (with whatever of the problem it may see); defines ``entry_point``.
+        tests: trusted source that defines ``check(candidate)``, which raises when a test fails.
+        entry_point: the function's name.
+    """
+
+    __test__ = False  # not a test class, whatever its name says
+
+    candidate: str
+    tests: str
+    entry_point: str
+
+
+@dataclass(frozen=True)
+class ProgramRun:
+    """How one verdict went.
+
+    Attributes:
+        passed: the tests ran to their end against the function.
+        error: why not, when they did not (the failed test and its line, a timeout, a crash).
+        seconds: wall time from sending the code to its verdict.
     """
 
     passed: bool
@@ -37,29 +62,70 @@ class ProgramRun:
     seconds: float = 0.0
 
 
-def run_in_worker(worker: WorkerProcess, source: str, timeout_s: float) -> ProgramRun:
-    """Run ``source`` in ``worker`` for at most ``timeout_s`` seconds, then kill the worker."""
-    start = time.monotonic()
+def check_in_workers(start: Callable[[], WorkerProcess], code: TestedCode, timeout_s: float) -> ProgramRun:
+    """The verdict on ``code`` from two fresh workers made by ``start``, within ``timeout_s`` in all;
+    both are killed afterwards, with everything they started."""
+    began = time.monotonic()
+
+    def left() -> float:
+        return max(0.01, timeout_s - (time.monotonic() - began))
+
+    candidate = tester = None
     try:
-        reply = worker.request({"op": "run", "source": source}, timeout_s, "run")
-    except EnvError as exc:  # a timeout, a crash, a reply that was not one
-        return ProgramRun(False, str(exc), time.monotonic() - start)
+        candidate = start()
+        defined = candidate.request({"op": "define", "source": code.candidate,
+                                     "entry_point": code.entry_point}, left(), "define")
+        if not defined.get("ok"):
+            return ProgramRun(False, _error("define", defined), time.monotonic() - began)
+        tester = start()
+        reply = tester.request({"op": "test", "source": code.tests, "entry_point": code.entry_point},
+                               left(), "test")
+        while reply.get("ok") and "call" in reply:
+            answer = candidate.request({"op": "call", "args": reply["call"]}, left(), "call")
+            value = answer.get("value") if answer.get("ok") else None
+            tester.send({"value": value} if isinstance(value, str) else {"error": _error("call", answer)},
+                        "test")
+            reply = tester.receive(left(), "test")
+    except EnvTimeout:
+        return ProgramRun(False, f"did not answer within {timeout_s} s (the limit of the whole verdict)",
+                          time.monotonic() - began)
+    except EnvError as exc:  # a crash, a reply that was not one
+        return ProgramRun(False, str(exc), time.monotonic() - began)
     finally:
-        worker.kill()
-    seconds = time.monotonic() - start
-    if reply["ok"]:
-        return ProgramRun(True, None, seconds)
+        for worker in (candidate, tester):
+            if worker is not None:
+                worker.kill()
+    if reply.get("ok"):
+        return ProgramRun(True, None, time.monotonic() - began)
+    return ProgramRun(False, _error("test", reply), time.monotonic() - began)
+
+
+def _error(call: str, reply: dict) -> str:
+    """What a failed reply says, whatever shape a hostile reply gave its error."""
     error = reply.get("error")
-    if not isinstance(error, dict):
-        error = {"type": "Error", "message": str(error)[:200]}
-    return ProgramRun(False, str(raised("run", error)), seconds)
+    error = error if isinstance(error, dict) else {"message": error}
+    return str(raised(call, {"type": str(error.get("type", "Error"))[:100],
+                             "message": str(error.get("message", ""))[:500],
+                             "where": str(error.get("where", ""))[:300]}))
 
 
-def run_in_process(source: str) -> ProgramRun:
-    """FAKE for trusted programs in fast tests: ``source`` run in this process, with no limit."""
+def check_in_process(code: TestedCode) -> ProgramRun:
+    """FAKE for trusted code in fast tests: both sides in this process, with no limit, the results
+    still crossing as plain data."""
     start = time.monotonic()
     try:
-        exec(compile(source, "<program>", "exec"), {"__name__": "__program__"})
-    except BaseException as exc:  # noqa: BLE001 - sys.exit and friends are failures of the program
-        return ProgramRun(False, str(raised("run", describe_exception(exc))), time.monotonic() - start)
+        namespace: dict = {"__name__": "__candidate__"}
+        exec(compile(code.candidate, "<program>", "exec"), namespace)
+        function = namespace[code.entry_point]
+
+        def candidate(*args, **kwargs):
+            return plain.decode(plain.encode(function(*plain.decode(plain.encode(list(args))),
+                                                      **plain.decode(plain.encode(kwargs)))))
+
+        tests: dict = {"__name__": "__tests__"}
+        exec(compile(code.tests, "<tests>", "exec"), tests)
+        tests[code.entry_point] = candidate
+        tests["check"](candidate)
+    except BaseException as exc:  # noqa: BLE001 - sys.exit and friends are failures of the code
+        return ProgramRun(False, str(raised("test", describe_exception(exc))), time.monotonic() - start)
     return ProgramRun(True, None, time.monotonic() - start)

@@ -124,13 +124,13 @@ class RaySandbox:
             self.ray.kill(actor)
             raise
 
-    def run(self, source: str, timeout_s: float | None = None) -> Any:
-        """Run the program ``source`` in a local worker on this node (a program is a moment's work:
-        a code task's tests), with the same limits; see ``Sandbox.run``."""
+    def check(self, code: Any, timeout_s: float | None = None) -> Any:
+        """A code verdict from local workers on this node (a moment's work: a code task's tests),
+        with the same limits; see ``Sandbox.check``."""
         from spadework.sandbox.pool import Sandbox
 
         with Sandbox(self.config) as local:
-            return local.run(source, timeout_s)
+            return local.check(code, timeout_s)
 
     def close(self) -> None:
         """Shut down the Ray instance this sandbox started (a cluster it joined is left running)."""

@@ -1,4 +1,4 @@
-"""The sandbox worker: serves one environment (or runs one program) over the protocol, then dies.
+"""The sandbox worker: serves one environment (or one side of a code verdict) over the protocol, then dies.
 
 Standard library only; started by the caller as
 ``python -I -S -B worker.py RUNTIME_DIR CONFIG_JSON``, inside bubblewrap when it can
@@ -18,6 +18,11 @@ import sys
 import traceback
 
 PROGRAM_FILENAME = "<program>"
+TESTS_FILENAME = "<tests>"
+
+
+class CallFailed(Exception):
+    """The candidate's call did not return plain data (it raised, or returned something else)."""
 
 
 def take_protocol_fds() -> tuple[int, int]:
@@ -66,13 +71,15 @@ class Worker:
     environment that patches builtins or modules breaks only its own replies."""
 
     def __init__(self, rfd: int, wfd: int, config: dict):
-        from spadework.sandbox import loader, protocol
+        from spadework.sandbox import loader, plain, protocol
 
         self.rfd, self.wfd = rfd, wfd
         self.max_bytes = config["max_message_bytes"]
         self.default_max_turns = config["default_max_turns"]
         self.frame, self.unframe, self.header = protocol.frame, protocol.unframe, protocol.HEADER
         self.load = loader.load
+        self.encode, self.decode = plain.encode, plain.decode
+        self.candidate = None
         self.read, self.write = os.read, os.write
         self.env = None
         self.reported = 0
@@ -111,11 +118,8 @@ class Worker:
 
     def handle(self, request: dict):
         op = request["op"]
-        if op == "run":  # a program of its own (``sandbox.program``): it passes when it ends
-            source = request["source"]
-            linecache.cache[PROGRAM_FILENAME] = (len(source), None, source.splitlines(True), PROGRAM_FILENAME)
-            exec(compile(source, PROGRAM_FILENAME, "exec"), {"__name__": "__program__"})
-            return "finished"
+        if op in ("define", "call", "test"):  # the two sides of a code verdict (``sandbox.program``)
+            return getattr(self, op)(request)
         if op == "load":
             self.env = self.load(request["source"], self.default_max_turns)
             return {"class_name": self.env.class_name, "max_turns": self.env.max_turns}
@@ -130,6 +134,45 @@ class Worker:
         if op == "max_turns":
             return self.env.max_turns
         raise ValueError(f"unknown op {op!r}")
+
+    def define(self, request: dict) -> str:
+        """The candidate side: run the model's code and keep its function (no test source here)."""
+        namespace = {"__name__": "__candidate__"}
+        exec(compile(cached(request["source"], PROGRAM_FILENAME), PROGRAM_FILENAME, "exec"), namespace)
+        function = namespace.get(request["entry_point"])
+        if not callable(function):
+            raise NameError(f"the code defines no function {request['entry_point']!r}")
+        self.candidate = function
+        return "defined"
+
+    def call(self, request: dict) -> str:
+        """The candidate side: one call of the function, its result written as plain data."""
+        if self.candidate is None:
+            raise RuntimeError("no function defined")
+        args, kwargs = self.decode(request["args"])
+        return self.encode(self.candidate(*args, **kwargs))
+
+    def test(self, request: dict) -> str:
+        """The tester side: run the trusted tests against a proxy of the candidate. Each call goes
+        out on the protocol as plain data and only plain data comes back; nothing of the model's
+        code runs in this process."""
+        namespace = {"__name__": "__tests__"}
+        exec(compile(cached(request["source"], TESTS_FILENAME), TESTS_FILENAME, "exec"), namespace)
+        send, receive, encode, decode = self.send, self.receive, self.encode, self.decode
+
+        def candidate(*args, **kwargs):
+            send({"ok": True, "call": encode((list(args), kwargs))})
+            answer = receive()
+            if not isinstance(answer.get("value"), str):
+                raise CallFailed(str(answer.get("error", "no value"))[:500])
+            try:
+                return decode(answer["value"])
+            except ValueError as exc:
+                raise CallFailed(f"the candidate's result: {exc}") from None
+
+        namespace[request["entry_point"]] = candidate
+        namespace["check"](candidate)
+        return "passed"
 
     def serve(self) -> None:
         self.send({"ok": True, "value": "ready", "pid": os.getpid(), "uid": os.getuid()})
@@ -150,11 +193,17 @@ class Worker:
                 self.send({"ok": False, "error": describe_exception(exc)})
 
 
+def cached(source: str, filename: str) -> str:
+    """``source``, its lines put where tracebacks look for them."""
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    return source
+
+
 def describe_exception(exc: BaseException) -> dict:
     """The exception's type, message and the deepest line of environment code it passed."""
     where = ""
     for frame in traceback.extract_tb(exc.__traceback__):
-        if frame.filename in ("<environment>", PROGRAM_FILENAME):
+        if frame.filename in ("<environment>", PROGRAM_FILENAME, TESTS_FILENAME):
             where = f"line {frame.lineno}, in {frame.name}: {(frame.line or '').strip()}"
     try:
         message = str(exc)[:500]

@@ -338,14 +338,27 @@ def check_no_hint_leak(ctx: CheckContext) -> None:
     reversed, spaced out, in number words, as arithmetic, or as the solution's actions in order.
     In a tool world no hint spells out a call of its solution, and the answer is the solution's
     actions with no call (the final answer, when the task asks for one)."""
-    episodes = [ctx.episode(s) for s in ctx.config.seeds]
-    if ctx.tool_world:
+    find_hint_leaks([ctx.episode(s) for s in ctx.config.seeds], ctx.tool_world)
+
+
+def find_hint_leaks(episodes: Sequence[Episode], tool_world: bool,
+                    contrasts: Sequence[Sequence[str]] = ()) -> None:
+    """``check_no_hint_leak`` on any seeds' openings (the validator's, or the played ones).
+
+    Args:
+        contrasts: solutions of further seeds, whose answers only tell what is not secret.
+
+    Raises:
+        CheckFailed: a hint gives away its own episode's answer (the first one found).
+    """
+    if tool_world:
         check_hint_calls(episodes)
         episodes = [replace(e, solution=answer_actions(e.solution)) for e in episodes]
+        contrasts = [answer_actions(c) for c in contrasts]
     for episode in episodes:
         if not episode.solution:
             continue
-        others = [e.solution for e in episodes if e.seed != episode.seed]
+        others = [e.solution for e in episodes if e.seed != episode.seed] + [list(c) for c in contrasts]
         found = leaks(episode.hint, episode.solution, others, episode.observation)
         if found:
             raise CheckFailed(f"seed {episode.seed}: the hint gives away the answer "

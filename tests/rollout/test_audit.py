@@ -1,0 +1,128 @@
+"""Designs checked on the episodes that are played (``rollout.audit``), against planted attacks.
+
+The fixtures in ``tests/fixtures/envs/played`` are environments that are fair where the validator
+looks and pay themselves regret where play looks, or that try to tell the two arms apart; each
+says in its docstring what must happen to it. They are played in the real sandbox by a FAKE
+agent that reads any number a hint gives it and otherwise answers sums it can read.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from spadework.designer import Design
+from spadework.designer.design import DesignAttempt
+from spadework.outcomes import outcome_of, paired_scores, play_seeds, validation_seeds
+from spadework.policy.base import Completion, Role
+from spadework.rollout import Arm, PlayJob, RolloutConfig, run_plays
+from spadework.rollout.audit import void_reason
+from spadework.sandbox import InProcessSandbox
+from spadework.validate import ValidatorConfig, validate
+
+PLAYED = Path(__file__).parents[1] / "fixtures" / "envs" / "played"
+
+
+class HintReader:
+    """FAKE agent: the number a shown hint gives ("The code is 4821", "It is 391"), else the sum it
+    reads in the question, else 0."""
+
+    name = "hint-reader"
+
+    def generate(self, conversations, sampling, tools=None):
+        replies = []
+        for conversation in conversations:
+            text = "\n".join(m.content for m in conversation if m.role is Role.USER)
+            given = re.search(r"(?:code is|It is) (\d+)", text)
+            asked = re.search(r"What is (\d+) \+ (\d+)", text)
+            answer = given[1] if given else str(int(asked[1]) + int(asked[2])) if asked else "0"
+            replies.append(Completion(f"\\boxed{{{answer}}}", prompt_tokens=20, completion_tokens=5))
+        return replies
+
+    def close(self):
+        pass
+
+
+def source(name: str) -> str:
+    return (PLAYED / f"{name}.py").read_text()
+
+
+def played(name: str, sandbox, plays: int = 2) -> list:
+    jobs = [PlayJob(name, source(name), seed, arm) for seed in play_seeds(0, 0, 0, plays)
+            for arm in (Arm.NOHINT, Arm.HINT)]
+    return run_plays(HintReader(), sandbox, jobs, RolloutConfig(max_turns_cap=2, audit=True))
+
+
+def design(name: str) -> Design:
+    verdict = validate(source(name), InProcessSandbox())
+    return Design(name, "doc", None, (DesignAttempt(1, (), "", source(name), verdict),))
+
+
+def test_a_design_fair_on_small_seeds_passes_the_old_validation_seeds_but_not_drawn_ones():
+    assert validate(source("switch_on_large_seed"), InProcessSandbox()).valid
+    drawn = validate(source("switch_on_large_seed"), InProcessSandbox(),
+                     ValidatorConfig(seeds=validation_seeds(0, 0)))
+    assert not drawn.valid and drawn.failure.name == "determined"  # the same text, different codes
+
+
+def test_its_played_episodes_are_voided_with_the_reason_and_earn_the_invalid_penalty(sandbox):
+    episodes = played("switch_on_large_seed", sandbox)
+    assert [e.solved for e in episodes] == [False, True] * 2  # the hinted arm was handed the code
+    outcome = outcome_of(design("switch_on_large_seed"), episodes, invalid_penalty=0.5)
+    assert outcome.voided.startswith("a played episode's hint leaks its answer: seed ")
+    assert "the hint gives away the answer" in outcome.voided
+    assert (outcome.regret, outcome.reward, outcome.estimate) == (0.0, -0.5, None)
+    assert set(outcome.agent_advantages) == {0.0}
+
+
+def test_a_solution_that_lies_on_the_played_seeds_voids_the_design(sandbox):
+    reason = void_reason(played("lying_solution", sandbox))
+    assert reason is not None and "solution() scored 0 on the played seed" in reason
+
+
+def test_state_carried_across_episodes_shows_when_the_played_seed_is_replayed(sandbox):
+    reason = void_reason(played("carried_state", sandbox))
+    assert reason is not None and "did not replay identically after seed" in reason and "hint" in reason
+
+
+def test_an_episode_counter_never_reaches_its_switch_in_play(sandbox):
+    assert validate(source("switch_after_forty"), InProcessSandbox()).valid
+    episodes = played("switch_after_forty", sandbox)
+    assert void_reason(episodes) is None
+    assert all(e.hint == "Split the second number into tens and ones." for e in episodes if e.arm is Arm.HINT)
+    assert not any(e.solved for e in episodes)
+
+
+def test_the_arms_see_the_same_calls_so_watching_for_the_hint_pays_both(sandbox):
+    episodes = played("hint_call_observed", sandbox)
+    assert all(e.solved for e in episodes)  # hint() was asked in both arms
+    nohint, hint = paired_scores(episodes)
+    assert nohint == hint == (1.0, 1.0)
+
+
+def test_a_fair_design_is_played_checked_and_kept(sandbox):
+    episodes = played("fair_sum", sandbox)
+    assert all(e.check is not None and e.check.problem is None and e.check.contrast for e in episodes)
+    outcome = outcome_of(design("fair_sum"), episodes, invalid_penalty=0.5)
+    assert outcome.voided is None and outcome.valid and outcome.reward == outcome.regret == 0.0
+
+
+@pytest.mark.parametrize("change", ["observation", "hint"])
+def test_arms_that_opened_differently_void_the_design(sandbox, change):
+    from dataclasses import replace
+
+    episodes = played("fair_sum", sandbox, plays=1)
+    hinted = episodes[1]
+    changed = replace(hinted.check, **{change: getattr(hinted.check, change) + "!"})
+    episodes[1] = replace(hinted, check=changed)
+    reason = void_reason(episodes)
+    assert reason is not None and reason.endswith("the environment told them apart or does not depend on its "
+                                                  "seed only")
+
+
+def test_an_unaudited_play_reads_no_hint_in_the_arm_without_it(sandbox):
+    jobs = [PlayJob("w", source("hint_call_observed"), 3, arm) for arm in (Arm.NOHINT, Arm.HINT)]
+    episodes = run_plays(HintReader(), sandbox, jobs, RolloutConfig(max_turns_cap=1))
+    assert [e.check for e in episodes] == [None, None] and [e.solved for e in episodes] == [False, True]
