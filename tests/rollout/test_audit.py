@@ -126,3 +126,8 @@ def test_an_unaudited_play_reads_no_hint_in_the_arm_without_it(sandbox):
     jobs = [PlayJob("w", source("hint_call_observed"), 3, arm) for arm in (Arm.NOHINT, Arm.HINT)]
     episodes = run_plays(HintReader(), sandbox, jobs, RolloutConfig(max_turns_cap=1))
     assert [e.check for e in episodes] == [None, None] and [e.solved for e in episodes] == [False, True]
+
+
+def test_a_hint_that_is_a_password_voids_the_design(sandbox):
+    reason = void_reason(played("hint_is_a_key", sandbox))
+    assert reason is not None and "the hint itself, played as the first action, solves the episode" in reason

@@ -205,6 +205,8 @@ def scores_html(design: DesignResult | None) -> str:
     said = f", {esc(interval)}" if interval else ""
     note = (f'<p>regret <strong>{"?" if regret is None else f"{regret:.3f}"}</strong>{said}; '
             f'designer reward {"?" if reward is None else f"{reward:.3f}"}</p>')
+    if play.voided:  # a played episode failed its audit: the regret was not paid
+        note += f'<p class="bad">voided: {esc(play.voided[:1000])}</p>'
     return table(["arm", "scores on the paired seeds", "solved"], rows) + note
 
 

@@ -10,7 +10,8 @@ so the play path checks each played episode itself (``RolloutConfig.audit``):
 2. After the episode, in the same worker, another seed is reset (an episode in between), then
    the played seed again: its observation, solution and hint must be those of the start (state
    carried across episodes, a counter of episodes, a switch after some seeds all show here), and
-   the solution must still solve it (``audit_seed``).
+   the solution must still solve it, and the hint's own text played as an action must not
+   (``audit_seed``).
 3. Over one environment's episodes (``void_reason``): the two arms of a seed must have opened
    alike, and no shown hint may give away its own episode's answer, by the validator's disguise
    detectors, against the other played seeds' answers and the seeds reset in between.
@@ -25,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from spadework.envs.contract import MAX_HINT_CHARS, MAX_OBSERVATION_CHARS, episode_score, is_solved
-from spadework.errors import CheckFailed, EnvContractError
+from spadework.errors import CheckFailed, EnvContractError, EnvError
 from spadework.validate.checks import Episode as SeedOpening
 from spadework.validate.checks import find_hint_leaks
 
@@ -106,7 +107,24 @@ def audit_seed(env: Any, seed: int, opening: PlayCheck, max_turns: int) -> PlayC
     problem = None if is_solved(score) else (
         f"seed {seed}: solution() scored {score:g} on the played seed, so its answer cannot be checked "
         "against the hint; the solution must solve every seed")
+    if problem is None and _hint_solves(env, seed, opening.hint):
+        problem = (f"seed {seed}: the hint itself, played as the first action, solves the episode; a hint "
+                   "may point at the method, not be the key")
     return PlayCheck(opening.observation, opening.solution, opening.hint, contrast, problem)
+
+
+def _hint_solves(env: Any, seed: int, hint: str) -> bool:
+    """Whether playing the hint's text as the first action of ``seed`` solves it (a hint that is a
+    password the environment pays for, whatever the answer). An environment that fails on such
+    an action has not been paid by it."""
+    if not hint.strip():
+        return False
+    try:
+        env.reset(seed=seed)
+        _, reward, _, _, _ = env.step(hint)
+    except (EnvError, ValueError, TypeError):
+        return False
+    return is_solved(episode_score([float(reward)]))
 
 
 def void_reason(episodes: Sequence[Any]) -> str | None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import random
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
@@ -358,7 +359,9 @@ def run_plays(
         return []
     with ThreadPoolExecutor(max_workers=min(config.concurrency, len(plays))) as pool:
         try:
-            _run_all(pool, lambda play: _start(play, sandbox, config), plays)
+            # opened in a random order, so which worker (uid, pid) an episode gets says nothing of its arm
+            opening = random.SystemRandom().sample(plays, len(plays))
+            _run_all(pool, lambda play: _start(play, sandbox, config), opening)
             while going := _still_going(plays, config, count):
                 _reply(policy, going, config)
                 _run_all(pool, _step, [play for play in going if play.end is None])

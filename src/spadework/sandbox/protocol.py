@@ -43,5 +43,16 @@ def frame(message: Any, encode=ENCODER.encode) -> bytes:
 
 
 def unframe(payload: bytes) -> Any:
-    """The message in a payload (the bytes after the header)."""
-    return json.loads(payload.decode("utf-8", "replace"))
+    """The message in a payload (the bytes after the header).
+
+    Raises:
+        ValueError: the payload is not JSON, or nests too deeply to read.
+
+    >>> unframe(b"[" * 100_000)
+    Traceback (most recent call last):
+    ValueError: a message nested too deeply to read
+    """
+    try:
+        return json.loads(payload.decode("utf-8", "replace"))
+    except RecursionError:
+        raise ValueError("a message nested too deeply to read") from None
