@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: setup system vllm run examples test bench clean
+.PHONY: setup system vllm run examples test docs bench clean
 
 setup: system $(STAMP)
 
@@ -54,9 +54,13 @@ run: setup
 examples: setup
 	$(BIN)/spadework validate --run-dir runs/examples $(EXAMPLES)
 
-test: setup vllm
+test: setup vllm docs
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/python -m pytest -q
+
+# The documentation site (docs/, mkdocs.yml) into site/; --strict: a broken link or reference fails.
+docs: setup
+	$(BIN)/mkdocs build --strict --quiet
 
 bench: setup
 	$(BIN)/python benchmarks/sandbox_bench.py

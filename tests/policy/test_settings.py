@@ -18,7 +18,7 @@ def test_every_kind_has_a_builder():
 def test_defaults_are_the_embedded_default_model():
     settings = PolicySettings()
     assert (settings.kind, settings.model, settings.n_ctx) == \
-        (PolicyKind.EMBEDDED, "qwen2.5-coder-0.5b", 4096)
+        (PolicyKind.EMBEDDED, "qwen2.5-coder-1.5b", 4096)
 
 
 def test_scripted_and_openai_are_built_without_contacting_anything(monkeypatch):

@@ -36,7 +36,7 @@ from spadework.policy.llama_cpu import avoid_amx_repack
 from spadework.policy.models import PRESETS, resolve_model
 from spadework.policy.toolcalls import PROBE_TOOL, with_tools_in_system
 
-DEFAULT_MODEL = "qwen2.5-coder-0.5b"
+DEFAULT_MODEL = "qwen2.5-coder-1.5b"
 DEFAULT_PARALLEL = 16
 """Sequences decoded together (measured on 2 cores: ``benchmarks/batch_bench.py``)."""
 TEMPLATE_KEY = "tokenizer.chat_template"
@@ -139,7 +139,7 @@ class EmbeddedPolicy:
 
     def __init__(self, model: str = DEFAULT_MODEL, *, n_ctx: int = 4096, n_threads: int | None = None,
                  seed: int = 0, cache_dir: Path | None = None, verbose: bool = False,
-                 prompt_cache_mb: int = 0, parallel: int = DEFAULT_PARALLEL, kv_cache_mb: int = 4096):
+                 prompt_cache_mb: int = 1024, parallel: int = DEFAULT_PARALLEL, kv_cache_mb: int = 4096):
         from spadework.policy.llama_batch import LlamaBatchDecoder
 
         llama_module()  # a missing engine is said before a missing model

@@ -157,7 +157,7 @@ class OpenAIPolicy:
     """
 
     def __init__(self, base_url: str, model: str, *, api_key: str | None = None,
-                 api_key_env: str = "OPENAI_API_KEY", timeout_s: float = 120.0, max_retries: int = 3,
+                 api_key_env: str = "OPENAI_API_KEY", timeout_s: float = 300.0, max_retries: int = 3,
                  backoff_s: float = 0.5, concurrency: int = 8,
                  transport: httpx.BaseTransport | None = None):
         if concurrency < 1:

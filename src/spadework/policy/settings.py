@@ -45,7 +45,7 @@ class PolicySettings:
     """
 
     kind: PolicyKind = PolicyKind.EMBEDDED
-    model: str = "qwen2.5-coder-0.5b"
+    model: str = "qwen2.5-coder-1.5b"
     base_url: str = "http://127.0.0.1:8000/v1"
     api_key_env: str = "OPENAI_API_KEY"
     n_ctx: int = 4096
@@ -54,7 +54,7 @@ class PolicySettings:
     parallel: int = 16
     kv_cache_mb: int = 4096
     concurrency: int = 8
-    timeout_s: float = 120.0
+    timeout_s: float = 300.0
     max_retries: int = 3
     seed: int = 0
 

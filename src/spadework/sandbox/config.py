@@ -45,7 +45,7 @@ class SandboxConfig:
     """
 
     isolation: Isolation | None = None
-    pool_size: int = 2
+    pool_size: int = 4
     call_timeout_s: float = 5.0
     load_timeout_s: float = 10.0
     start_timeout_s: float = 20.0
