@@ -9,7 +9,7 @@ from pathlib import Path
 PACKAGE = Path(__file__).parents[1] / "src" / "spadework"
 
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors", "rundir"),
+    ("errors", "rundir", "kinds"),
     ("paths", "tomltext", "pysyntax"),
     ("envs", "tracking", "corpus"),
     ("sandbox", "rewards"),

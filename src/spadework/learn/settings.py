@@ -3,18 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
 
-
-class Aggregation(StrEnum):
-    """How token losses become one number.
-
-    TOKEN_MEAN: the mean over every trained token of the batch (long replies weigh more).
-    SEQUENCE_MEAN: each sequence's mean over its tokens, then the mean over sequences.
-    """
-
-    TOKEN_MEAN = "token_mean"
-    SEQUENCE_MEAN = "sequence_mean"
+from spadework.kinds import Aggregation as Aggregation
+from spadework.kinds import AttemptChoice as AttemptChoice
+from spadework.kinds import ServerKind as ServerKind
 
 
 @dataclass(frozen=True)
@@ -48,20 +40,6 @@ class LearnerSettings:
     seed: int = 0
 
 
-class AttemptChoice(StrEnum):
-    """Which reply of a design the designer is trained on.
-
-    FIRST (the default): the first reply, with the design's advantage, so the designer learns
-    to be right the first time; repairs are context the model never sees again.
-    FINAL: the last reply (the valid one when repair succeeded), in its repair conversation.
-    ALL: every reply, each with the design's advantage.
-    """
-
-    FIRST = "first"
-    FINAL = "final"
-    ALL = "all"
-
-
 @dataclass(frozen=True)
 class TrainerSettings:
     """What the loop's trainer needs besides the model (``engines`` fills it from ``[learn]``).
@@ -86,11 +64,3 @@ class TrainerSettings:
     keep_checkpoints: int = 2
 
 
-class ServerKind(StrEnum):
-    """Which inference server's adapter hot-load endpoints receive each update."""
-
-    VLLM = "vllm"
-    SGLANG = "sglang"
-    LLAMA_CPP = "llama-cpp"
-    """llama.cpp's server reads adapter files only when it starts: spadework runs it on
-    loopback itself and restarts it with each new adapter."""

@@ -4,20 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, fields
-from enum import StrEnum
 from typing import Any
 
 from spadework.errors import ConfigError
+from spadework.kinds import PolicyKind as PolicyKind
 from spadework.policy.base import Policy
-
-
-class PolicyKind(StrEnum):
-    """Which inference backend serves the policy."""
-
-    EMBEDDED = "embedded"
-    OPENAI = "openai"
-    HF = "hf"
-    SCRIPTED = "scripted"
 
 
 @dataclass(frozen=True)

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from enum import StrEnum
 from typing import Any
 
+from spadework.kinds import CallFormat as CallFormat
 from spadework.policy.base import Conversation, Message, Role, Tools
 
 TOOLS_OPENING = ("# Tools\n\nYou may call one or more functions to assist with the user query.\n\n"
@@ -26,18 +26,6 @@ TOOLS_CLOSING = ("\n</tools>\n\nFor each function call, return a json object wit
 PROBE_TOOL = {"type": "function", "function": {"name": "probe_tool_name", "description": "A probe.",
                                                "parameters": {"type": "object", "properties": {}}}}
 """A tool rendered once to learn whether a chat template shows the tools it is given."""
-
-
-class CallFormat(StrEnum):
-    """How a benchmark shows its functions to the model and reads its calls.
-
-    ``prompting``: the function docs in the system prompt, calls written as a Python list (how a
-    leaderboard scores models without tool calling); ``native``: the model's own tool calling
-    (the chat template's tools, a server's ``tools`` field).
-    """
-
-    PROMPTING = "prompting"
-    NATIVE = "native"
 
 
 def tools_text(tools: Tools) -> str:

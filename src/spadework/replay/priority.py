@@ -18,23 +18,11 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Sequence
-from enum import StrEnum
 
 import numpy as np
 
+from spadework.kinds import ReplayScore as ReplayScore
 from spadework.rewards import mean
-
-
-class ReplayScore(StrEnum):
-    """What ranks the archived environments for replay (``[replay] score``).
-
-    ``regret``: the environment's current hint-based regret (pooled over all its plays).
-    ``advantage``: ``positive_advantage`` of its no-hint scores, the agent-side analogue of PLR's
-    positive value loss.
-    """
-
-    REGRET = "regret"
-    ADVANTAGE = "advantage"
 
 
 def positive_advantage(scores: Sequence[float]) -> float:

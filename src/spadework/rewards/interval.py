@@ -21,11 +21,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 from statistics import NormalDist
 
-CONFIDENCE = 0.95
-"""The default two-sided confidence of every regret interval."""
+from spadework.kinds import CONFIDENCE as CONFIDENCE
+from spadework.kinds import DesignerReward as DesignerReward
 
 Z95 = 1.959963984540054
 """The standard normal quantile of a two-sided 95% interval."""
@@ -183,18 +182,6 @@ def adjusted_interval(total: float, squares: float, count: int, z: float) -> tup
     variance = max(0.0, (squares + 1.0) / m - centre * centre) / m
     half = z * math.sqrt(variance)
     return max(-1.0, centre - half), min(1.0, centre + half)
-
-
-class DesignerReward(StrEnum):
-    """Which figure of a valid design's regret the designer earns (``[rewards] designer``).
-
-    ``regret`` is the paper's: the mean lift of the hint. ``regret_lcb`` is the lower end of the
-    regret's interval, clipped at 0: one lucky hinted play earns little, a lift seen on many
-    seeds earns nearly its mean.
-    """
-
-    REGRET = "regret"
-    REGRET_LCB = "regret_lcb"
 
 
 _FIGURES: dict[DesignerReward, Callable[[RegretEstimate], float]] = {

@@ -8,6 +8,7 @@ from functools import cache
 from importlib import resources
 
 from spadework.envs.contract import is_answer_puzzle, is_tool_world
+from spadework.kinds import HintStyle as HintStyle
 from spadework.policy.base import Message, Role
 
 
@@ -26,17 +27,6 @@ class AgentForm(StrEnum):
     GAME = "game"
     TOOL = "tool"
     CODE = "code"
-
-
-class HintStyle(StrEnum):
-    """How the hinted arm shows the hint under the first observation.
-
-    ``line``: a plain ``Hint:`` line under the observation; ``advice``: a paragraph of its own,
-    framed as a tip that may help.
-    """
-
-    LINE = "line"
-    ADVICE = "advice"
 
 
 @cache

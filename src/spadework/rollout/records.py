@@ -8,36 +8,11 @@ from enum import StrEnum
 from typing import Any
 
 from spadework.errors import ConfigError
+from spadework.kinds import Arm as Arm
+from spadework.kinds import Arms as Arms
 from spadework.policy.base import Message, Sampling
 from spadework.rollout.audit import PlayCheck
 from spadework.rollout.prompt import AgentForm, HintStyle
-
-
-class Arm(StrEnum):
-    """Whether the agent sees the environment's hint (the two arms of hint-based regret)."""
-
-    NOHINT = "nohint"
-    HINT = "hint"
-
-
-class Arms(StrEnum):
-    """Which arms an environment is played in (``[agent] arms``).
-
-    BOTH: without and with the hint, on the same seeds: what regret needs.
-    NOHINT: the agent's own play only, for a run where nothing earns regret (a fixed pool): the
-        hinted arm would cost as much play again and teach nothing, as only no-hint episodes train.
-
-    >>> [arm.value for arm in Arms.BOTH.played], [arm.value for arm in Arms.NOHINT.played]
-    (['nohint', 'hint'], ['nohint'])
-    """
-
-    BOTH = "both"
-    NOHINT = "nohint"
-
-    @property
-    def played(self) -> tuple[Arm, ...]:
-        """The arms, in the order their jobs are made."""
-        return tuple(Arm) if self is Arms.BOTH else (Arm.NOHINT,)
 
 
 class EndReason(StrEnum):

@@ -3,19 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
 
-
-class WandbMode(StrEnum):
-    """Whether and how a run logs to Weights & Biases.
-
-    OFF: not at all. OFFLINE: into the run directory, no network (``wandb sync`` uploads later).
-    ONLINE: to the server the user is logged in to.
-    """
-
-    OFF = "off"
-    OFFLINE = "offline"
-    ONLINE = "online"
+from spadework.kinds import WandbMode as WandbMode
 
 
 @dataclass(frozen=True)
