@@ -55,6 +55,7 @@ def fail(message: str) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``spadework`` command line: every subcommand and its options."""
     parser = argparse.ArgumentParser(prog="spadework", description=(
         "Self-play in adaptive synthetic executable environments."))
     parser.add_argument("--version", action="version", version=f"spadework {__version__}")
@@ -103,6 +104,7 @@ def source_of(text: str, is_reply: bool) -> str:
 
 
 def verdict_json(path: Path, verdict: Verdict | None, isolation: str, error: str = "") -> str:
+    """One file's verdict as the JSON line ``spadework validate --json`` prints."""
     if verdict is None:
         record = {"path": str(path), "valid": False, "checks": [], "isolation": isolation,
                   "seconds": 0.0, "tolerances": [], "error": error}
@@ -112,6 +114,7 @@ def verdict_json(path: Path, verdict: Verdict | None, isolation: str, error: str
 
 
 def verdict_table(rows: list[tuple[Path, Verdict | None, str]], verbose: bool) -> Table:
+    """The verdict table ``spadework validate`` prints (every check with ``-v``)."""
     table = Table(title="Verdicts")
     for column in ("file", "valid", "class", "reason", "tolerances", "seconds"):
         table.add_column(column, overflow="fold")
@@ -130,6 +133,7 @@ def verdict_table(rows: list[tuple[Path, Verdict | None, str]], verbose: bool) -
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
+    """``spadework validate``: 0 when every file is valid, 1 otherwise."""
     rows: list[tuple[Path, Verdict | None, str]] = []
     if args.run_dir:
         need_folder(args.run_dir, "--run-dir")
@@ -161,6 +165,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
+    """``spadework play``: play an environment in the terminal, sandboxed."""
     text, is_reply = read_source(args.file)
     code = source_of(text, is_reply)
     try:
@@ -251,6 +256,7 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
 
 
 def add_ablate_parser(commands) -> None:
+    """The ``spadework ablate`` command and its options."""
     ablation = commands.add_parser("ablate", help="full SPADE against its ablations, in one table")
     add_run_options(ablation)
     ablation.add_argument("--out", type=Path, help="default: runs/ablate-<date>-<time>")
@@ -263,6 +269,7 @@ def add_ablate_parser(commands) -> None:
 
 
 def cmd_ablate(args: argparse.Namespace) -> int:
+    """``spadework ablate``: full SPADE against its ablations, in one table."""
     try:
         arms = [Ablation(name.strip()) for name in args.arms.split(",") if name.strip()]
     except ValueError as exc:
@@ -298,6 +305,7 @@ def check_run_paths(args: argparse.Namespace) -> None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    """``spadework run``: a new run, or ``--resume`` of one."""
     check_run_paths(args)
     overrides = run_overrides(args)
     if args.resume is not None:
@@ -328,6 +336,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def print_summary(summary) -> None:
+    """The end of a run: its directory and the best environments it found."""
     with Archive.open(summary.run_dir, create=False) as archive:
         finals = [(r, design.play) for r in archive.records(valid=True)
                   if (design := r.design) is not None and design.final]
@@ -344,6 +353,7 @@ def print_summary(summary) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``spadework`` command line; the exit status."""
     args = build_parser().parse_args(argv)
     try:
         return args.run(args)

@@ -80,12 +80,16 @@ class Section(BaseModel):
 
 
 class SamplingConfig(Section):
+    """Sampling settings of one role (``[designer.sampling]``, ``[agent.sampling]``)."""
+
     temperature: float = Field(0.7, ge=0.0, le=2.0, description="0 is greedy")
     top_p: float = Field(0.95, gt=0.0, le=1.0, description="nucleus sampling mass")
     max_tokens: int = Field(512, ge=1, le=32768, description="most new tokens per reply")
 
 
 class RunSection(Section):
+    """The size of the run: iterations, designs per iteration, paired plays, the seed."""
+
     iterations: int = Field(2, ge=1, description="self-play iterations")
     designs: int = Field(4, ge=1, description="environments the designer writes per iteration")
     plays: int = Field(2, ge=1, description="paired seeds per valid environment (both arms play each)")
@@ -93,6 +97,8 @@ class RunSection(Section):
 
 
 class PolicySection(Section):
+    """The inference backend that serves both roles."""
+
     kind: PolicyKind = Field(PolicyKind.EMBEDDED, description="embedded, openai, hf or scripted")
     model: str = Field("qwen2.5-coder-1.5b",
                        description="preset name or GGUF path (embedded); model name (openai)")
@@ -111,11 +117,15 @@ class PolicySection(Section):
 
 
 class CorpusSection(Section):
+    """The documents the designer is grounded on."""
+
     path: str = Field("default", description="'default', a .jsonl/.parquet file or a folder")
     max_doc_tokens: int = Field(350, ge=16, description="documents are cut to this budget")
 
 
 class DesignerSection(Section):
+    """What the designer is asked for, how its failed designs are retried, what it earns."""
+
     form: DesignForm = Field(DesignForm.ANSWER, description="answer: a puzzle with one answer (AnswerEnv); "
                              "game: any environment, games of several moves included; tool: a world of "
                              "records changed through tool calls (ToolWorld); records: a tool world "
@@ -151,6 +161,8 @@ class DesignerSection(Section):
 
 
 class AgentSection(Section):
+    """How the agent plays: turns, context, arms, hint style, sampling."""
+
     max_turns: int = Field(6, ge=1, le=100, description="turn cap (also capped by the env)")
     context_tokens: int = Field(3072, ge=256, description="transcript budget per episode")
     concurrency: int = Field(8, ge=1, description="environment steps in flight")
@@ -169,6 +181,8 @@ class Executor(StrEnum):
 
 
 class SandboxSection(Section):
+    """The sandbox environments run in: limits, pool, executor."""
+
     call_timeout_s: float = Field(5.0, gt=0, description="wall-clock limit of one environment call")
     load_timeout_s: float = Field(10.0, gt=0, description="wall-clock limit of loading a module")
     pool_size: int = Field(4, ge=0, description="sandbox workers started ahead of time")
@@ -180,6 +194,8 @@ class SandboxSection(Section):
 
 
 class LearnSection(Section):
+    """The LoRA learner of both roles (``--train``)."""
+
     enabled: bool = Field(False, description="train both roles after every iteration (--train)")
     model: str = Field("policy", description="'policy' (the served weights), a preset, a .gguf, "
                        "a Hugging Face folder, or 'tiny' (a random test model)")
@@ -211,6 +227,8 @@ class LearnSection(Section):
 
 
 class RewardsSection(Section):
+    """How designs and episodes are paid: the designer's reward and the regret's interval."""
+
     group_by_domain: bool = Field(False, description="centre designer rewards within each domain")
     designer: DesignerReward = Field(DesignerReward.REGRET, description="what a valid design earns: regret "
                                      "(the paper's mean lift of the hint) or regret_lcb (the lower end of "
@@ -220,6 +238,8 @@ class RewardsSection(Section):
 
 
 class ReplaySection(Section):
+    """Replaying archived environments from the frontier."""
+
     count: int = Field(0, ge=0, description="archived environments replayed per iteration beside the new "
                        "designs, each on fresh paired seeds in both arms (0: no replay)")
     score: ReplayScore = Field(ReplayScore.REGRET, description="what ranks them: regret (the current, pooled "
@@ -238,6 +258,8 @@ class ReplaySection(Section):
 
 
 class DiversitySection(Section):
+    """Measuring how varied the designed environments are."""
+
     embedder: EmbedderKind = Field(EmbedderKind.AUTO, description="auto, minilm (all-MiniLM-L6-v2, offline) "
                                    "or hashing (n-gram counts, no model)")
     near_duplicate: float = Field(0.1, gt=0, le=2, description="cosine distance under which an "
@@ -251,6 +273,8 @@ class DiversitySection(Section):
 
 
 class EvalSection(Section):
+    """Held-out evaluation inside a run."""
+
     every: int = Field(0, ge=0, description="held-out evaluation every N iterations (0: never)")
     suites: tuple[str, ...] = Field((), description="suites to evaluate (empty: the default ones)")
     tasks: tuple[str, ...] = Field((), description="tasks to evaluate (empty: every task of the suites)")
@@ -266,6 +290,8 @@ class EvalSection(Section):
 
 
 class TrackingSection(Section):
+    """Where metrics go besides ``metrics.jsonl``: TensorBoard and Weights & Biases."""
+
     tensorboard: bool = Field(False, description="write TensorBoard event files into RUN_DIR/tensorboard")
     wandb: WandbMode = Field(WandbMode.OFF, description="Weights & Biases: off, offline (into the run "
                              "directory; `wandb sync` uploads it later) or online")

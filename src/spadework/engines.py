@@ -40,6 +40,7 @@ if TYPE_CHECKING:  # the learner (and torch) are imported only by runs that trai
 
 
 def policy_settings(config: RunConfig) -> PolicySettings:
+    """The policy backend's settings from the run configuration."""
     p = config.policy
     return PolicySettings(kind=p.kind, model=p.model, base_url=p.base_url, api_key_env=p.api_key_env,
                           n_ctx=p.n_ctx, prompt_cache_mb=p.prompt_cache_mb, parallel=p.parallel,
@@ -71,6 +72,7 @@ def rollout_config(agent: AgentSection, sampling: Sampling) -> RolloutConfig:
 
 
 def sandbox_settings(config: RunConfig) -> SandboxConfig:
+    """The sandbox's settings from the run configuration."""
     box = config.sandbox
     return SandboxConfig(pool_size=box.pool_size, call_timeout_s=box.call_timeout_s,
                          load_timeout_s=box.load_timeout_s)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -34,7 +36,7 @@ class RichReporter:
         self.progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
                                  MofNCompleteColumn(), TimeElapsedColumn(), console=self.console,
                                  transient=True)
-        self.task = None
+        self.task: Any = None
 
     def __enter__(self) -> RichReporter:
         self.progress.start()

@@ -57,6 +57,7 @@ def resumed_config(run_dir: Path, overrides: dict[str, Any]) -> RunConfig:
 
 
 def open_sampler(config: RunConfig, state: LoopState) -> CorpusSampler | None:
+    """The corpus sampler of a run (None when designs are not grounded), resumed from ``state``."""
     if not config.designer.corpus:
         return None
     corpus = open_corpus(config.corpus.path)

@@ -24,6 +24,7 @@ def _print(*args: Any, **kwargs: Any) -> None:
 
 
 def add_parser(commands: Any) -> argparse.ArgumentParser:
+    """The ``spadework archive`` command and its ``ls``, ``show`` and ``export`` subcommands."""
     archive = commands.add_parser("archive", help="list, show or export a run's archive")
     verbs = archive.add_subparsers(dest="verb", required=True)
     ls = verbs.add_parser("ls", help="one line per environment")
@@ -67,6 +68,7 @@ def cmd_archive_ls(args: argparse.Namespace) -> int:
 
 
 def cmd_archive_show(args: argparse.Namespace) -> int:
+    """``spadework archive show``: one record's source, verdict and results."""
     with Archive.open(args.run_dir, create=False) as archive:
         record = archive.get(args.id)
     _print(f"[bold]#{record.id} {record.class_name or '?'}[/] from {record.origin} "
@@ -84,6 +86,7 @@ def cmd_archive_show(args: argparse.Namespace) -> int:
 
 
 def cmd_archive_export(args: argparse.Namespace) -> int:
+    """``spadework archive export``: every record as JSONL or Parquet."""
     target = args.out or args.run_dir / f"archive.{args.format}"
     writer = export_jsonl if args.format == "jsonl" else export_parquet
     with Archive.open(args.run_dir, create=False) as archive:

@@ -87,6 +87,7 @@ COLUMNS = "id, created_at, origin, content_hash, source, verdict_json, metrics_j
 
 
 def row_to_record(row: tuple) -> EnvRecord:
+    """The record stored in one ``envs`` row."""
     rid, created_at, origin, chash, source, verdict_json, metrics_json = row
     return EnvRecord(id=rid, source=source, verdict=Verdict.from_json(json.loads(verdict_json)),
                      origin=origin, created_at=created_at, content_hash=chash,

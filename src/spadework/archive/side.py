@@ -65,12 +65,14 @@ class StoredVectors:
 
 
 def put_sketches(conn: sqlite3.Connection, scheme: str, sketches: Sequence[StoredSketch]) -> None:
+    """Store near-duplicate sketches of one scheme (replacing any kept for the same ids)."""
     conn.executemany("INSERT OR REPLACE INTO sketches VALUES (?, ?, ?, ?)",
                      [(scheme, s.content_hash, s.signature, s.size) for s in sketches])
 
 
 def sketch_rows(conn: sqlite3.Connection, scheme: str, after: int = 0,
                 limit: int = -1) -> Iterator[SketchRow]:
+    """Stored sketches of one scheme, in id order, after id ``after``."""
     rows = conn.execute("SELECT e.id, e.class_name, e.content_hash, s.signature, s.size FROM environments e "
                         "JOIN sketches s ON s.scheme = ? AND s.content_hash = e.content_hash "
                         "WHERE e.id > ? AND e.valid = 1 ORDER BY e.id LIMIT ?", (scheme, after, limit))

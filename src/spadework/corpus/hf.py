@@ -67,12 +67,6 @@ def scan_hf(dataset: Any, name: str, tally: Tally) -> Iterator[tuple[int, Docume
             yield row, result
 
 
-def read_hf(location: str, tally: Tally | None = None) -> Iterator[Document]:
-    """Stream the valid documents of a dataset, counting bad rows in ``tally`` if given."""
-    for _, doc in scan_hf(load_hf(location), location, tally or Tally()):
-        yield doc
-
-
 class HfIndex:
     """Row numbers of the valid rows of one loaded dataset (8 bytes a document)."""
 

@@ -25,6 +25,8 @@ EXAMPLES = "examples"
 
 @dataclass(frozen=True)
 class PoolMember:
+    """One environment of the fixed-pool baseline: its name and source."""
+
     name: str
     code: str
     attempt: DesignAttempt

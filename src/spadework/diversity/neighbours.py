@@ -12,6 +12,7 @@ it may, rarely, miss a neighbour, so the near-duplicate rate of a large run is e
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -36,7 +37,7 @@ class NearIndex:
         self._position: dict[int, int] = {}
         self._ids = Rows(1, np.int64)
         self._flags = Rows(1, bool)
-        self._ann = None
+        self._ann: Any = None
 
     def __len__(self) -> int:
         return len(self._ids)

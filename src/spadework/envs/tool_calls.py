@@ -217,7 +217,7 @@ def _python_call(node: ast.Call) -> ToolCall:
     if not isinstance(node.func, ast.Name):
         raise ToolCallError(f"{_short(node.func)}(...) is not a tool call; {HOW_TO_CALL}")
     name = node.func.id
-    positional = []
+    positional: list[Any] = []
     for argument in node.args:
         if isinstance(argument, ast.Starred):
             raise ToolCallError(f"{name}() is given *{_short(argument.value)}; {ONE_BY_ONE}")

@@ -105,6 +105,7 @@ def one_update(accelerator: Any = None) -> dict[str, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """A learner process of a distributed update (started by ``accelerate launch``)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, required=True, help="where the main process writes its figures")
     parser.add_argument("--single", action="store_true", help="one process, no accelerate")

@@ -132,6 +132,7 @@ GUESS_FEEDBACK = re.compile(r"secret is (higher|lower) than (\d+)")
 
 
 def design_guess(topic: str, rng: random.Random) -> str:
+    """A number-guessing environment about ``topic``, as the scripted designer writes it."""
     bits = rng.randint(5, 7)
     low = rng.randint(2, 40)
     high = low + (1 << bits) - 2
@@ -198,6 +199,7 @@ REVERSE_WORD = re.compile(r"Reverse the letters of the\s+word '([A-Za-z]+)'")
 
 
 def design_reverse(topic: str, rng: random.Random) -> str:
+    """A word-reversing environment about ``topic``, as the scripted designer writes it."""
     words = _words_for(topic, rng, rng.randint(16, 24), REVERSE_TEMPLATE.template)
     return REVERSE_TEMPLATE.substitute(topic=topic, prefix=class_prefix(topic), words=repr(words),
                                        max_turns=rng.randint(2, 4))
@@ -256,6 +258,7 @@ SUM_LIST = re.compile(r"Add up these numbers: ([\d, ]+)")
 
 
 def design_sum(topic: str, rng: random.Random) -> str:
+    """A sum puzzle about ``topic``, as the scripted designer writes it."""
     return SUM_TEMPLATE.substitute(topic=topic, prefix=class_prefix(topic), count=rng.randint(3, 6),
                                    highest=rng.choice((20, 50, 99, 500)), max_turns=rng.randint(2, 3))
 
@@ -330,6 +333,7 @@ CAESAR_HINT = re.compile(r"by (\d+) to (\d+) places")
 
 
 def design_caesar(topic: str, rng: random.Random) -> str:
+    """A Caesar-cipher environment about ``topic``, as the scripted designer writes it."""
     words = _words_for(topic, rng, rng.randint(16, 24), CAESAR_TEMPLATE.template)
     return CAESAR_TEMPLATE.substitute(topic=topic, prefix=class_prefix(topic), words=repr(words),
                                       span=rng.randint(5, 6))

@@ -145,11 +145,11 @@ def void_reason(episodes: Sequence[Any]) -> str | None:
         if len(openings) > 1:
             return (f"seed {seed}: the two arms opened differently (observation, solution or hint), so "
                     "the environment told them apart or does not depend on its seed only")
-    openings = [SeedOpening(seed, observation, list(solution), hint)
-                for seed, ((observation, solution, hint),) in sorted(by_seed.items())]
+    seeds = [SeedOpening(seed, observation, list(solution), hint)
+             for seed, ((observation, solution, hint),) in sorted(by_seed.items())]
     contrasts = [e.check.contrast for e in checked if e.check.contrast]
     try:
-        find_hint_leaks(openings, tool_world=any(e.tools for e in checked), contrasts=contrasts)
+        find_hint_leaks(seeds, tool_world=any(e.tools for e in checked), contrasts=contrasts)
     except CheckFailed as exc:
         return f"a played episode's hint leaks its answer: {exc}"
     return None

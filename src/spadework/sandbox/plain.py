@@ -65,11 +65,11 @@ def encode(value: object, depth: int = 0) -> str:
         pairs = (f"{encode(k, inner)}: {encode(v, inner)}" for k, v in dict.items(value))
         return f"{{{', '.join(pairs)}}}"
     if isinstance(value, (set, frozenset)):
-        items = sorted(encode(item, inner) for item in (frozenset.__iter__ if isinstance(value, frozenset)
-                                                        else set.__iter__)(value))
         if isinstance(value, frozenset):
-            return f"frozenset([{', '.join(items)}])"
-        return f"{{{', '.join(items)}}}" if items else "set()"
+            members = sorted(encode(item, inner) for item in frozenset.__iter__(value))
+            return f"frozenset([{', '.join(members)}])"
+        members = sorted(encode(item, inner) for item in set.__iter__(value))
+        return f"{{{', '.join(members)}}}" if members else "set()"
     raise NotPlain(f"a {type(value).__name__} is not plain data (numbers, str, bytes, None, containers)")
 
 
@@ -106,16 +106,20 @@ def _value(node: ast.expr, depth: int) -> object:
     inner = depth + 1
     if isinstance(node, ast.Constant) and not isinstance(node.value, type(...)):
         return node.value
-    if (isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd))
-            and isinstance(node.operand, ast.Constant) and type(node.operand.value) in (int, float, complex)):
-        return -node.operand.value if isinstance(node.op, ast.USub) else node.operand.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)) \
+            and isinstance(node.operand, ast.Constant):
+        number = node.operand.value
+        if isinstance(number, (int, float, complex)) and not isinstance(number, bool):
+            return -number if isinstance(node.op, ast.USub) else number
     if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
         items = [_value(item, inner) for item in node.elts]
         return {ast.List: list, ast.Tuple: tuple, ast.Set: set}[type(node)](items)
-    if isinstance(node, ast.Dict) and None not in node.keys:
-        return {_value(k, inner): _value(v, inner) for k, v in zip(node.keys, node.values, strict=True)}
+    if isinstance(node, ast.Dict):
+        keys = [k for k in node.keys if k is not None]  # None: a ``**mapping``, refused below
+        if len(keys) == len(node.keys):
+            return {_value(k, inner): _value(v, inner) for k, v in zip(keys, node.values, strict=True)}
     name = node.func.id if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) else ""
-    if name in NAMED and not node.keywords:
+    if isinstance(node, ast.Call) and name in NAMED and not node.keywords:
         args = [_value(arg, inner) for arg in node.args]
         if _call_fits(name, args):
             return NAMED[name](*args)

@@ -99,6 +99,8 @@ class WorkerProcess:
         except OSError as exc:
             self._cleanup()
             raise SandboxError(f"cannot start a sandbox worker ({command[0]}): {exc}") from exc
+        assert self.proc.stdin is not None and self.proc.stdout is not None  # both are pipes
+        self.stdin, self.stdout = self.proc.stdin, self.proc.stdout
         self.dead: str | None = None
         try:
             ready = self.receive(config.start_timeout_s, "start")
@@ -122,8 +124,8 @@ class WorkerProcess:
         if self.dead is not None:
             raise EnvCrashed(f"environment already ended: {self.dead}")
         try:
-            self.proc.stdin.write(frame(message))
-            self.proc.stdin.flush()
+            self.stdin.write(frame(message))
+            self.stdin.flush()
         except (BrokenPipeError, OSError):
             self.kill(f"worker exited before {what} ({self._exit_status()})")
             raise EnvCrashed(self.dead) from None
@@ -148,7 +150,7 @@ class WorkerProcess:
         return reply
 
     def _read(self, size: int, deadline: float, what: str, timeout_s: float) -> bytes:
-        fd = self.proc.stdout.fileno()
+        fd = self.stdout.fileno()
         chunks, remaining = [], size
         while remaining:
             left = deadline - time.monotonic()
@@ -185,7 +187,7 @@ class WorkerProcess:
             except OSError:
                 self.proc.kill()
         self.proc.wait()
-        for stream in (self.proc.stdin, self.proc.stdout):
+        for stream in (self.stdin, self.stdout):
             try:
                 stream.close()
             except OSError:

@@ -16,6 +16,7 @@ import os
 import resource
 import sys
 import traceback
+from typing import Any, cast
 
 PROGRAM_FILENAME = "<program>"
 TESTS_FILENAME = "<tests>"
@@ -79,9 +80,9 @@ class Worker:
         self.frame, self.unframe, self.header = protocol.frame, protocol.unframe, protocol.HEADER
         self.load = loader.load
         self.encode, self.decode = plain.encode, plain.decode
-        self.candidate = None
+        self.candidate: Any = None
         self.read, self.write = os.read, os.write
-        self.env = None
+        self.env: Any = None
         self.reported = 0
         self.builtins = dict(builtins.__dict__)
 
@@ -149,14 +150,14 @@ class Worker:
         """The candidate side: one call of the function, its result written as plain data."""
         if self.candidate is None:
             raise RuntimeError("no function defined")
-        args, kwargs = self.decode(request["args"])
+        args, kwargs = cast("tuple[list[Any], dict[str, Any]]", self.decode(request["args"]))
         return self.encode(self.candidate(*args, **kwargs))
 
     def test(self, request: dict) -> str:
         """The tester side: run the trusted tests against a proxy of the candidate. Each call goes
         out on the protocol as plain data and only plain data comes back; nothing of the model's
         code runs in this process."""
-        namespace = {"__name__": "__tests__"}
+        namespace: dict[str, Any] = {"__name__": "__tests__"}
         exec(compile(cached(request["source"], TESTS_FILENAME), TESTS_FILENAME, "exec"), namespace)
         send, receive, encode, decode = self.send, self.receive, self.encode, self.decode
 
@@ -213,6 +214,7 @@ def describe_exception(exc: BaseException) -> dict:
 
 
 def main() -> None:
+    """Start the worker: take the pipes, pre-import, limit, drop privileges, serve."""
     runtime_dir, config = sys.argv[1], json.loads(sys.argv[2])
     rfd, wfd = take_protocol_fds()
     sys.path.insert(0, runtime_dir)

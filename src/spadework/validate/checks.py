@@ -6,27 +6,23 @@ messages say what is wrong and what to change.
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
-from spadework.envs.contract import episode_score, is_answer_puzzle, is_solved, is_tool_world
+from spadework.envs.contract import is_answer_puzzle, is_solved
 from spadework.errors import CheckFailed, EnvError, ParseError
-from spadework.sandbox import SandboxProtocol
-from spadework.sandbox.env import EnvHandle
 from spadework.validate import contract, static
+from spadework.validate.context import TRIVIAL_ACTIONS as TRIVIAL_ACTIONS
+from spadework.validate.context import CheckContext as CheckContext
+from spadework.validate.context import Episode as Episode
+from spadework.validate.context import Trace as Trace
+from spadework.validate.context import ValidatorConfig as ValidatorConfig
+from spadework.validate.context import require
 from spadework.validate.leaks import leaks
 from spadework.validate.parse import extract_code
 from spadework.validate.tool_checks import check_hint_calls, check_tool_effort, check_unsolved, tools_problem
 from spadework.validate.tool_leaks import answer_actions
-
-TRIVIAL_ACTIONS = ("", "0", "1", "a", "yes", "no", "true", "false", "up", "down", "left", "right", "help",
-                   "hint", "look", "solve", "answer", "done", "quit")
-"""Actions an agent could try without reading the episode; none may solve it."""
-
-MIN_COMPARED = 8
-"""The fewest episodes the determined check compares."""
 
 READ_THE_TEXT = "put what decides the answer into the text the agent reads"
 
@@ -36,124 +32,6 @@ UNRESOLVED_SHARE = 0.25
 
 STEP_FIELDS = ("observation", "reward", "terminated", "truncated", "info")
 """The parts of what ``step()`` returns, in order."""
-
-
-@dataclass(frozen=True)
-class ValidatorConfig:
-    """Settings of the validator.
-
-    Attributes:
-        seeds: episodes that must be solvable by ``solution()``; the first is used for the
-            other checks, and at least two are needed to tell seeds apart.
-        trivial_actions: the battery of the not-guessable check.
-        compared: episodes the determined check compares (``seeds`` first, then the seeds after
-            the largest of them); at least 8.
-    """
-
-    seeds: tuple[int, ...] = (0, 1, 2)
-    trivial_actions: tuple[str, ...] = TRIVIAL_ACTIONS
-    compared: int = 8
-
-    def __post_init__(self) -> None:
-        if len(set(self.seeds)) < 2:
-            raise ValueError(f"ValidatorConfig.seeds needs at least two distinct seeds, got {self.seeds}")
-        if self.compared < MIN_COMPARED:
-            raise ValueError(f"ValidatorConfig.compared must be at least {MIN_COMPARED}, got {self.compared}")
-
-    def compared_seeds(self) -> tuple[int, ...]:
-        """The seeds the determined check compares: ``seeds``, then the ones after the largest.
-
-        >>> ValidatorConfig(seeds=(4, 1)).compared_seeds()
-        (4, 1, 5, 6, 7, 8, 9, 10)
-        """
-        seeds = list(dict.fromkeys(self.seeds))
-        following = max(seeds) + 1
-        while len(seeds) < self.compared:
-            seeds.append(following)
-            following += 1
-        return tuple(seeds)
-
-
-@dataclass(frozen=True)
-class Episode:
-    """What one seed gives before any action: first observation, solution and hint."""
-
-    seed: int
-    observation: str
-    solution: list[str]
-    hint: str
-
-
-@dataclass(frozen=True)
-class Trace:
-    """One played episode: every step's result, its score, and the info reset() gave."""
-
-    steps: list[list[Any]]
-    score: float
-    info: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
-class CheckContext:
-    """What the checks share. ``text`` is a designer reply when ``is_reply``, else a module."""
-
-    text: str
-    sandbox: SandboxProtocol
-    config: ValidatorConfig = field(default_factory=ValidatorConfig)
-    is_reply: bool = False
-    code: str | None = None
-    tree: ast.Module | None = None
-    class_name: str | None = None
-    env: EnvHandle | None = None
-    episodes: dict[int, Episode] = field(default_factory=dict)
-
-    @property
-    def tool_world(self) -> bool:
-        """Whether the environment is a tool world (a ``ToolEnv`` or ``ToolWorld`` subclass)."""
-        return is_tool_world(self.code or "")
-
-    @property
-    def handle(self) -> EnvHandle:
-        if self.env is None:
-            raise CheckFailed("the environment is not loaded; run the load check first")
-        return self.env
-
-    def reset(self, seed: int) -> str:
-        return self.opening(seed)[0]
-
-    def opening(self, seed: int) -> tuple[str, dict[str, Any]]:
-        """Reset to ``seed``: the first observation and the info."""
-        value = self.handle.reset(seed)
-        _require(contract.reset_problem(value), f"seed {seed}")
-        return value[0], value[1]
-
-    def episode(self, seed: int) -> Episode:
-        """Reset to ``seed`` and read its solution and hint (cached)."""
-        if seed not in self.episodes:
-            observation = self.reset(seed)
-            actions = self.handle.solution()
-            _require(contract.solution_problem(actions), f"seed {seed}")
-            hint = self.handle.hint()
-            _require(contract.hint_problem(hint), f"seed {seed}")
-            self.episodes[seed] = Episode(seed, observation, actions, hint)
-        return self.episodes[seed]
-
-    def play(self, seed: int, actions: Sequence[str]) -> Trace:
-        """Reset to ``seed`` and play ``actions`` until the episode ends."""
-        _, info = self.opening(seed)
-        steps: list[list[Any]] = []
-        for action in actions:
-            result = self.handle.step(action)
-            _require(contract.step_problem(result), f"seed {seed}, action {action!r}")
-            steps.append(result)
-            if result[2] or result[3]:
-                break
-        return Trace(steps, episode_score(s[1] for s in steps), info)
-
-
-def _require(problem: str | None, where: str) -> None:
-    if problem is not None:
-        raise CheckFailed(f"{where}: {problem}")
 
 
 def _difference(first: list[Any], second: list[Any]) -> str:
@@ -204,7 +82,7 @@ def check_load(ctx: CheckContext) -> None:
 def check_contract(ctx: CheckContext) -> None:
     """max_turns, reset, solution, hint and one step return the right types and sizes; a tool
     world's reset() gives its tools."""
-    _require(contract.max_turns_problem(ctx.handle.max_turns), ctx.class_name or "the class")
+    require(contract.max_turns_problem(ctx.handle.max_turns), ctx.class_name or "the class")
     first = ctx.episode(ctx.config.seeds[0])
     trace = ctx.play(first.seed, first.solution[:1])
     if ctx.tool_world:

@@ -165,6 +165,7 @@ def _actions_in_order(solution: Sequence[str], hint: Sequence[Word]) -> Leak | N
             return None
         first = at if first is None else first
         position = last = at + len(action)
+    assert first is not None  # the loop found every action
     shown = [source for i, source in enumerate(sources[first:last], start=first)
              if i == first or source != sources[i - 1]]
     return Leak(LeakForm.ACTIONS, " ".join(" ".join(a) for a in wanted), " ".join(shown))

@@ -18,7 +18,8 @@ def code_blocks(reply: str) -> tuple[list[tuple[str, str]], bool]:
     >>> code_blocks("```py\\nx = 1\\n")
     ([], True)
     """
-    blocks, fences = [], list(FENCE.finditer(reply))
+    blocks: list[tuple[str, str]] = []
+    fences = list(FENCE.finditer(reply))
     i = 0
     while i < len(fences):
         opening = fences[i]

@@ -76,7 +76,8 @@ def methods_of(cls: ast.ClassDef, tree: ast.Module) -> tuple[set[str], str | Non
     ({'hint'}, 'AnswerEnv')
     """
     classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
-    methods, extended, todo, seen = set(), None, [cls], set()
+    methods: set[str] = set()
+    extended, todo, seen = None, [cls], set()
     while todo:
         current = todo.pop()
         if current.name in seen:

@@ -8,15 +8,13 @@ The checks here take the validator's ``CheckContext`` and are no-ops for other e
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from spadework.envs.contract import is_solved
 from spadework.envs.tools import NO_CALL, WRONG_ANSWER
 from spadework.errors import CheckFailed
+from spadework.validate.context import CheckContext, Episode
 from spadework.validate.tool_leaks import call_leaks, solution_calls
-
-if TYPE_CHECKING:
-    from spadework.validate.checks import CheckContext, Episode
 
 NOTHING_DONE = {
     "done": "the action 'done', with no call,",

@@ -121,4 +121,5 @@ def shown(sequence: Sequence[str], observed: Sequence[str]) -> bool:
 
 
 def is_number(text: str) -> bool:
+    """Whether ``text`` is a number as the leak detectors read one."""
     return bool(re.fullmatch(r"\d+(?:\.\d+)?", text))
