@@ -19,7 +19,7 @@ import json
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -49,7 +49,7 @@ from spadework.rewards import solve_rate
 from spadework.rollout import Arm, Episode, PlayJob, run_plays
 from spadework.rundir import append_metrics, write_atomically
 from spadework.sandbox import SandboxProtocol
-from spadework.tracking import Tracker, Trackers
+from spadework.tracking import Trackers
 from spadework.validate.checks import ValidatorConfig
 
 if TYPE_CHECKING:  # the learner (and torch) are imported only by runs that train
@@ -120,7 +120,7 @@ class Loop:
     """Measures the environments after every iteration; None: not measured."""
     held_out: Sequence[TaskSpec] = ()
     """Held-out tasks played every ``eval.every`` iterations; empty: none."""
-    tracker: Tracker = Trackers()
+    tracker: Trackers = field(default_factory=Trackers)
     """Where each committed iteration's metrics also go (TensorBoard, W&B); by default nowhere."""
     novelty: RunNovelty | None = None
     """The run's near-duplicate index, kept across iterations; made from the archive when None."""
@@ -128,6 +128,12 @@ class Loop:
     def __post_init__(self) -> None:
         if self.novelty is None:
             self.novelty = RunNovelty(self.archive, self.config.designer.novelty_threshold)
+
+    @property
+    def near_duplicates(self) -> RunNovelty:
+        """The run's near-duplicate index (made in ``__post_init__``)."""
+        assert self.novelty is not None
+        return self.novelty
 
     def iteration_seed(self, iteration: int) -> int:
         """The seed of an iteration's random choices, from the run seed (repeatable runs)."""
@@ -194,7 +200,7 @@ class Loop:
         digest = MemoryDigest()
         if designer.memory:  # the few archived environments it names, not the whole archive
             digest = build_digest(self.archive.digest_rows(references=2, recent=5, band=DEFAULT_BAND))
-        novelty = self.novelty.batch()
+        novelty = self.near_duplicates.batch()
         forms = allocate_forms(designer.forms or {designer.form: 1.0}, len(documents),
                                self.iteration_seed(iteration))
         self.reporter.phase(f"iteration {iteration}: designing", designer.max_attempts)
@@ -221,9 +227,9 @@ class Loop:
         """The iteration and the rows the next ones need (the new sources' near-duplicate sketches, the
         diversity vectors) in one transaction; then the kept indexes learn the new ids."""
         stored = self.archive.commit_iteration(
-            iteration, records, row, state, updates, sketches=self.novelty.sketches(records),
+            iteration, records, row, state, updates, sketches=self.near_duplicates.sketches(records),
             vectors=self.diversity.update() if self.diversity is not None else None)
-        self.novelty.committed(stored)
+        self.near_duplicates.committed(stored)
         if self.diversity is not None:
             self.diversity.committed(stored)
 

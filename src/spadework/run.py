@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ from spadework.loop import Loop, LoopState, Reporter, SilentReporter
 from spadework.metered import MeteredPolicy
 from spadework.policy.base import Policy
 from spadework.rundir import rewrite_metrics, write_atomically
-from spadework.tracking import Trackers, open_trackers, replay
+from spadework.tracking import open_trackers, replay
 
 
 @dataclass(frozen=True)
@@ -101,29 +102,27 @@ def run(
         sampler = open_sampler(config, LoopState.from_json(last[1] if last else None))
         reporter = reporter or SilentReporter()
         drop_uncommitted(run_dir, None if last is None else last[0])
-        engine, trainer = build_engines(config, run_dir, policy)
-        metered = MeteredPolicy(engine, on_call=lambda _: reporter.advance(1))
-        trackers = Trackers()
-        tracker = diversity_tracker(config, run_dir)
-        try:
-            trackers = open_trackers(tracking_settings(config), run_dir, config.model_dump(mode="json"),
-                                     run_dir.resolve().name)
+        with ExitStack() as closing:  # closed in the reverse order of opening, whatever happens
+            engine, trainer = build_engines(config, run_dir, policy)
+            metered = MeteredPolicy(engine, on_call=lambda _: reporter.advance(1))
+            if engine is not policy:  # a policy the caller gave stays the caller's to close
+                closing.callback(metered.close)
+            if trainer is not None:
+                closing.callback(trainer.close)
+            diversity = diversity_tracker(config, run_dir)
+            closing.callback(diversity.save)
+            trackers = closing.enter_context(open_trackers(
+                tracking_settings(config), run_dir, config.model_dump(mode="json"), run_dir.resolve().name))
             replay(trackers, committed)  # what the trackers missed (all of it, when newly turned on)
             if trainer is not None and last is not None:
                 trainer.restore(last[0])
-            with open_sandbox(config) as sandbox:
-                pool = load_pool(config.designer.fixed_pool, sandbox)[0] if config.designer.fixed_pool else ()
-                loop = Loop(config, run_dir, metered, sandbox, archive, sampler, reporter, trainer, pool,
-                            tracker, held_out, trackers)
-                for iteration in range(start, config.run.iterations):
-                    loop.run_iteration(iteration)
-        finally:
-            tracker.save()
-            trackers.close()
-            if trainer is not None:
-                trainer.close()
-            if engine is not policy:
-                metered.close()
+            sandbox = closing.enter_context(open_sandbox(config))
+            pool = load_pool(config.designer.fixed_pool, sandbox)[0] if config.designer.fixed_pool else ()
+            loop = Loop(config=config, run_dir=run_dir, policy=metered, sandbox=sandbox, archive=archive,
+                        sampler=sampler, reporter=reporter, trainer=trainer, pool=pool, diversity=diversity,
+                        held_out=held_out, tracker=trackers)
+            for iteration in range(start, config.run.iterations):
+                loop.run_iteration(iteration)
         return RunSummary(run_dir, config.run.iterations, len(archive), archive.count(valid=True),
                           [m for _, m in archive.iterations()])
 
@@ -136,5 +135,8 @@ def follow_run(config: RunConfig, run_dir: Path) -> RunSummary:
     if not config.learn.enabled:
         raise UsageError("several processes only help training; add --train, or run one process")
     trainer = build_trainer(config, run_dir, NoSync())
+    if trainer.channel is None:
+        raise UsageError("this process is not one of several learner processes; start it with accelerate "
+                         "launch, or run one process")
     follow(trainer.learner, trainer.channel)
     return RunSummary(run_dir, 0, 0, 0, [])

@@ -10,6 +10,9 @@ from __future__ import annotations
 import math
 import random
 
+INVALID_ACTION = "Invalid action: "
+"""How a ``TextEnv`` shows an action the game refused: this, then the refusal's message."""
+
 
 class TextEnv:
     """A text environment that counts turns and truncates at ``max_turns``.
@@ -48,7 +51,7 @@ class TextEnv:
         try:
             observation, reward, solved = self.apply(str(action).strip())
         except ValueError as exc:  # the game refused the action: a move of the game, not a crash
-            observation, reward, solved = f"Invalid action: {exc}", 0.0, False
+            observation, reward, solved = f"{INVALID_ACTION}{exc}", 0.0, False
         truncated = not solved and self.turn >= self.max_turns
         self.over = bool(solved) or truncated
         return observation, float(reward), bool(solved), truncated, {"turn": self.turn}

@@ -24,6 +24,8 @@ __all__ = ["ToolCall", "ToolCallError", "ToolEnv", "ToolWorld", "parse_calls", "
 
 NO_CALL = "No tool call found. Call tools as [tool_name(arg=value, ...)] or <tool_call>{...}</tool_call>."
 WRONG_ANSWER = "Not the answer the task asks for."
+CALL_ERROR = " -> error: "
+"""What separates a call from its error in a tool world's observation."""
 RIGHT_ANSWER = "Correct."
 ANSWER_EARLY = "That answer is right, but the task is not done yet."
 NOTHING_CHANGES = ("solution() changes nothing in the world: the task must need state-changing calls "
@@ -154,7 +156,7 @@ class ToolEnv(TextEnv):
         try:
             result = self._run(call)
         except _CallFailed as failed:
-            return f"{shown} -> error: {failed.shown}"
+            return f"{shown}{CALL_ERROR}{failed.shown}"
         try:
             text = json.dumps(result, default=str, ensure_ascii=False)
         except (TypeError, ValueError):  # keys JSON cannot take, or a cycle

@@ -8,6 +8,7 @@ from spadework.errors import EnvRaised
 from spadework.sandbox.config import Isolation, SandboxConfig
 from spadework.sandbox.loader import EnvAdapter, LoadError, load
 from spadework.sandbox.process import WorkerProcess
+from spadework.sandbox.protocol import Op
 from spadework.sandbox.worker import describe_exception
 
 
@@ -63,7 +64,7 @@ class SandboxedEnv:
         self.worker = worker
         self.isolation = worker.isolation
         self.tolerances: list[str] = []
-        info = self._call({"op": "load", "source": source}, "load")
+        info = self._call({"op": Op.LOAD, "source": source}, "load")
         self.class_name = info["class_name"]
         self.max_turns = info["max_turns"]
 
@@ -84,16 +85,16 @@ class SandboxedEnv:
         raise raised(what, error)
 
     def reset(self, seed: int | None = None) -> Any:
-        return self._call({"op": "reset", "seed": seed}, "reset")
+        return self._call({"op": Op.RESET, "seed": seed}, "reset")
 
     def step(self, action: str) -> Any:
-        return self._call({"op": "step", "action": action}, "step")
+        return self._call({"op": Op.STEP, "action": action}, "step")
 
     def solution(self) -> Any:
-        return self._call({"op": "solution"}, "solution")
+        return self._call({"op": Op.SOLUTION}, "solution")
 
     def hint(self) -> Any:
-        return self._call({"op": "hint"}, "hint")
+        return self._call({"op": Op.HINT}, "hint")
 
     @property
     def alive(self) -> bool:

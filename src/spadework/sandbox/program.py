@@ -27,6 +27,7 @@ from spadework.errors import EnvError, EnvTimeout
 from spadework.sandbox import plain
 from spadework.sandbox.env import raised
 from spadework.sandbox.process import WorkerProcess
+from spadework.sandbox.protocol import Op
 from spadework.sandbox.worker import describe_exception
 
 
@@ -73,15 +74,15 @@ def check_in_workers(start: Callable[[], WorkerProcess], code: TestedCode, timeo
     candidate = tester = None
     try:
         candidate = start()
-        defined = candidate.request({"op": "define", "source": code.candidate,
+        defined = candidate.request({"op": Op.DEFINE, "source": code.candidate,
                                      "entry_point": code.entry_point}, left(), "define")
         if not defined.get("ok"):
             return ProgramRun(False, _error("define", defined), time.monotonic() - began)
         tester = start()
-        reply = tester.request({"op": "test", "source": code.tests, "entry_point": code.entry_point},
+        reply = tester.request({"op": Op.TEST, "source": code.tests, "entry_point": code.entry_point},
                                left(), "test")
         while reply.get("ok") and "call" in reply:
-            answer = candidate.request({"op": "call", "args": reply["call"]}, left(), "call")
+            answer = candidate.request({"op": Op.CALL, "args": reply["call"]}, left(), "call")
             value = answer.get("value") if answer.get("ok") else None
             tester.send({"value": value} if isinstance(value, str) else {"error": _error("call", answer)},
                         "test")

@@ -11,9 +11,25 @@ from __future__ import annotations
 
 import json
 import struct
+from enum import StrEnum
 from typing import Any
 
 HEADER = struct.Struct(">I")
+
+
+class Op(StrEnum):
+    """What a request asks of a worker (its ``"op"``): an environment's calls, or one side of a
+    code verdict (``sandbox.program``)."""
+
+    LOAD = "load"
+    RESET = "reset"
+    STEP = "step"
+    SOLUTION = "solution"
+    HINT = "hint"
+    MAX_TURNS = "max_turns"
+    DEFINE = "define"
+    CALL = "call"
+    TEST = "test"
 
 
 def describe(value: Any) -> dict[str, str]:

@@ -78,6 +78,7 @@ class Worker:
         self.max_bytes = config["max_message_bytes"]
         self.default_max_turns = config["default_max_turns"]
         self.frame, self.unframe, self.header = protocol.frame, protocol.unframe, protocol.HEADER
+        self.op = protocol.Op
         self.load = loader.load
         self.encode, self.decode = plain.encode, plain.decode
         self.candidate: Any = None
@@ -118,23 +119,21 @@ class Worker:
             view = view[self.write(self.wfd, view):]
 
     def handle(self, request: dict):
-        op = request["op"]
-        if op in ("define", "call", "test"):  # the two sides of a code verdict (``sandbox.program``)
-            return getattr(self, op)(request)
-        if op == "load":
+        op, Op = self.op(request["op"]), self.op  # an unknown op is a ValueError
+        if op in (Op.DEFINE, Op.CALL, Op.TEST):  # the two sides of a code verdict (``sandbox.program``)
+            return getattr(self, op.value)(request)
+        if op is Op.LOAD:
             self.env = self.load(request["source"], self.default_max_turns)
             return {"class_name": self.env.class_name, "max_turns": self.env.max_turns}
         if self.env is None:
             raise RuntimeError("no environment loaded")
-        if op == "reset":
+        if op is Op.RESET:
             return self.env.reset(request["seed"])
-        if op == "step":
+        if op is Op.STEP:
             return self.env.step(request["action"])
-        if op in ("solution", "hint"):
-            return getattr(self.env, op)()
-        if op == "max_turns":
-            return self.env.max_turns
-        raise ValueError(f"unknown op {op!r}")
+        if op in (Op.SOLUTION, Op.HINT):
+            return getattr(self.env, op.value)()
+        return self.env.max_turns  # Op.MAX_TURNS
 
     def define(self, request: dict) -> str:
         """The candidate side: run the model's code and keep its function (no test source here)."""

@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from spadework.envs.base import INVALID_ACTION as INVALID
 from spadework.envs.contract import is_solved
-from spadework.envs.tools import NO_CALL, WRONG_ANSWER
+from spadework.envs.tools import CALL_ERROR, NO_CALL, WRONG_ANSWER
 from spadework.errors import CheckFailed
 from spadework.validate.context import CheckContext, Episode
 from spadework.validate.tool_leaks import call_leaks, solution_calls
@@ -22,10 +23,6 @@ NOTHING_DONE = {
 }
 """Actions that do nothing (an action with no call; a call of a tool no world has), and how the
 message names them: on a fresh reset none may solve the task."""
-INVALID = "Invalid action: "
-"""How ``TextEnv`` shows an action the environment refused (a call that cannot be read)."""
-CALL_ERROR = " -> error: "
-"""What separates a call from its error in a tool world's observation."""
 MAKE_IT_SOLVE = "make solution() return calls that succeed and reach the goal"
 
 
