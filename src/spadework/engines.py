@@ -1,6 +1,8 @@
 """The one place where config sections become the settings of the parts, and the engines a
 run is built from: the policy it samples from, the sandbox, the diversity tracker and, when it
-trains, the trainer that updates the policy. The parts never read the config themselves.
+trains, the trainer that updates the policy. The parts below this module never read the config
+(the layering test holds them to it); the commands above it (``run``, ``eval``, ``calibrate``)
+compose from it.
 
 Which sync the trainer uses follows from the policy: the embedded engine swaps in a GGUF
 adapter, an OpenAI-compatible server hot-loads the adapter folder (``learn.sync_server``),

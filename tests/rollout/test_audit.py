@@ -131,3 +131,10 @@ def test_an_unaudited_play_reads_no_hint_in_the_arm_without_it(sandbox):
 def test_a_hint_that_is_a_password_voids_the_design(sandbox):
     reason = void_reason(played("hint_is_a_key", sandbox))
     assert reason is not None and "the hint itself, played as the first action, solves the episode" in reason
+
+
+def test_a_broken_step_during_the_replay_voids_the_design_and_the_plays_go_on(sandbox):
+    episodes = played("odd_reward_on_replay", sandbox)
+    assert len(episodes) == 4
+    reason = void_reason(episodes)
+    assert reason is not None and "replaying it after the episode failed" in reason

@@ -11,13 +11,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from spadework.envs import reasoning_gym_env, textarena_env
 from spadework.envs.heldout import import_package
 from spadework.errors import EnvError, UsageError
 from spadework.eval import bfcl_data, code
 from spadework.rollout.prompt import AgentForm, form_of_source
+
+if TYPE_CHECKING:
+    from spadework.config import EvalSection
 
 
 class Suite(StrEnum):
@@ -172,7 +175,7 @@ def select_tasks(suites: Iterable[str] = (), names: Iterable[str] = (),
     return tuple(dict.fromkeys(tasks))
 
 
-def configured_tasks(section: Any) -> tuple[TaskSpec, ...]:
+def configured_tasks(section: EvalSection) -> tuple[TaskSpec, ...]:
     """The tasks of a config's ``[eval]`` section (``suites``, ``tasks``), their libraries checked.
 
     Raises:

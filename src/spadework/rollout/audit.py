@@ -85,7 +85,8 @@ def audit_seed(env: Any, seed: int, opening: PlayCheck, max_turns: int) -> PlayC
     """Replay ``seed`` in ``env`` after another seed, and check it against its ``opening``.
 
     Raises:
-        EnvError: the environment failed during the replay.
+        EnvError: the environment failed during the replay, or broke its contract.
+        ValueError, TypeError: a reward that is not a number.
     """
     other = (seed + CONTRAST_OFFSET) % 2**31
     _, between = read_opening(env, other)
@@ -99,9 +100,12 @@ def audit_seed(env: Any, seed: int, opening: PlayCheck, max_turns: int) -> PlayC
                          f"(its {', '.join(changed)} changed); an environment must depend on its seed only")
     rewards = []
     for action in opening.solution[:max_turns]:
-        _, reward, terminated, truncated, _ = env.step(action)
-        rewards.append(float(reward))
-        if terminated or truncated:
+        result = env.step(action)
+        if not isinstance(result, (list, tuple)) or len(result) != 5:
+            raise EnvContractError(f"step() returned {str(result)[:100]!r}; return (observation, reward, "
+                                   "terminated, truncated, info)")
+        rewards.append(float(result[1]))
+        if result[2] or result[3]:
             break
     score = episode_score(rewards)
     problem = None if is_solved(score) else (
@@ -121,10 +125,9 @@ def _hint_solves(env: Any, seed: int, hint: str) -> bool:
         return False
     try:
         env.reset(seed=seed)
-        _, reward, _, _, _ = env.step(hint)
-    except (EnvError, ValueError, TypeError):
+        return is_solved(episode_score([float(env.step(hint)[1])]))
+    except (EnvError, ValueError, TypeError, IndexError, KeyError):
         return False
-    return is_solved(episode_score([float(reward)]))
 
 
 def void_reason(episodes: Sequence[Any]) -> str | None:

@@ -253,7 +253,7 @@ def _audit(play: _Play) -> None:
         return
     try:
         play.check = audit_seed(play.env, play.job.seed, play.check, play.max_turns)
-    except EnvError as exc:
+    except (EnvError, ValueError, TypeError) as exc:  # a failure, a broken contract, a reward not a number
         play.check = replace(play.check, problem=f"seed {play.job.seed}: replaying it after the episode "
                                                  f"failed: {exc}")
 
