@@ -19,14 +19,14 @@ import json
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from spadework.archive import Archive, DesignResult, EnvRecord, PlayResult
 from spadework.config import RunConfig
-from spadework.corpus import CorpusSampler, cut_to_budget
-from spadework.designer import Design, MemoryDigest, build_digest, checks_with_novelty, design_batch
+from spadework.corpus import CorpusSampler, Document, cut_to_budget
+from spadework.designer import Design, DesignRequest, DesignSettings, MemoryDigest, build_digest, design_batch
 from spadework.designer.forms import allocate_forms
 from spadework.designer.memory import DEFAULT_BAND
 from spadework.designer.pool import PoolMember, draw_designs
@@ -184,15 +184,15 @@ class Loop:
         self.reporter.iteration_done(iteration, metrics)
         return metrics
 
-    def draw_documents(self) -> list[tuple[str, str, str | None]]:
-        """(id, text, domain) for each design: cut corpus documents, or no document at all."""
+    def draw_documents(self) -> list[Document]:
+        """The document of each design, cut to the prompt's budget; or no document at all."""
         budget = self.config.corpus.max_doc_tokens
         if self.sampler is None or self.pool:  # no grounding, or nothing is designed
-            return [(f"none-{i}", NO_DOCUMENT, None) for i in range(self.config.run.designs)]
+            return [Document(f"none-{i}", NO_DOCUMENT, None, "") for i in range(self.config.run.designs)]
         drawn = [self.sampler.sample() for _ in range(self.config.run.designs)]
-        return [(d.id, cut_to_budget(d.text, budget), d.domain) for d in drawn]
+        return [replace(d, text=cut_to_budget(d.text, budget)) for d in drawn]
 
-    def design(self, iteration: int, documents: list[tuple[str, str, str | None]]) -> list[Design]:
+    def design(self, iteration: int, documents: list[Document]) -> list[Design]:
         ids = [design_id(iteration, k) for k in range(len(documents))]
         if self.pool:
             return draw_designs(self.pool, len(documents), self.iteration_seed(iteration), ids)
@@ -204,15 +204,14 @@ class Loop:
         forms = allocate_forms(designer.forms or {designer.form: 1.0}, len(documents),
                                self.iteration_seed(iteration))
         self.reporter.phase(f"iteration {iteration}: designing", designer.max_attempts)
-        return design_batch(
-            self.policy, self.sandbox, documents, digest,
+        requests = [DesignRequest(i, d, f) for i, d, f in zip(ids, documents, forms, strict=True)]
+        settings = DesignSettings(
             sampling=sampling(designer.sampling, self.iteration_seed(iteration)),
-            max_attempts=designer.max_attempts, checks=checks_with_novelty(novelty), novelty=novelty,
-            temperature_step=designer.repair_temperature_step,
-            design_ids=ids, forms=forms, retry=designer.retry,
-            hint_call=designer.hint_writer,
-            config=ValidatorConfig(seeds=validation_seeds(self.config.run.seed, iteration)),
-        )
+            max_attempts=designer.max_attempts, novelty=novelty,
+            validator=ValidatorConfig(seeds=validation_seeds(self.config.run.seed, iteration)),
+            temperature_step=designer.repair_temperature_step, retry=designer.retry,
+            hint_call=designer.hint_writer)
+        return design_batch(self.policy, self.sandbox, requests, digest, settings)
 
     def draw_replays(self, iteration: int) -> ReplayPlan:
         """The archived environments this iteration plays again (none when ``replay.count`` is 0)."""

@@ -7,11 +7,13 @@ from collections import defaultdict
 
 import pytest
 
+from spadework.corpus import Document
 from spadework.designer import (
     Design,
+    DesignRequest,
+    DesignSettings,
     MemoryDigest,
     NoveltyIndex,
-    checks_with_novelty,
     design_batch,
     render_design,
 )
@@ -73,9 +75,15 @@ class FakeDesignerPolicy:
         pass
 
 
-def run(policy, documents=DOCUMENTS, ids=IDS, **options) -> list[Design]:
-    return design_batch(policy, InProcessSandbox(), documents, MemoryDigest(), sampling=SAMPLING,
-                        design_ids=ids, **options)
+def requests(documents=DOCUMENTS, ids=IDS, form=DesignForm.ANSWER, forms=None) -> list[DesignRequest]:
+    asked = forms if forms is not None else [form] * len(documents)
+    return [DesignRequest(design_id, Document(doc_id, text, domain, "test"), f)
+            for design_id, (doc_id, text, domain), f in zip(ids, documents, asked, strict=True)]
+
+
+def run(policy, documents=DOCUMENTS, ids=IDS, form=DesignForm.ANSWER, forms=None, **options) -> list[Design]:
+    return design_batch(policy, InProcessSandbox(), requests(documents, ids, form, forms), MemoryDigest(),
+                        DesignSettings(sampling=SAMPLING, **options))
 
 
 def test_each_round_is_one_generate_call_for_the_failing_designs():
@@ -155,7 +163,7 @@ def test_novelty_checks_reject_a_copy_of_an_archived_environment():
     index = NoveltyIndex()
     index.add(5, EXAMPLES["caesar_cipher"], "CaesarCipherEnv")
     policy = FakeDesignerPolicy(SCRIPTS)
-    _, b, _ = run(policy, checks=checks_with_novelty(index), max_attempts=2, retry=Retry.REPAIR)
+    _, b, _ = run(policy, novelty=index, max_attempts=2, retry=Retry.REPAIR)
     assert not b.valid and len(b.attempts) == 2
     assert b.final.verdict.failure.name == "novel"
     assert "#5" in b.final.verdict.failure.message
@@ -176,8 +184,6 @@ def test_design_round_trips_through_json():
 def test_wrong_counts_are_refused():
     with pytest.raises(PolicyError, match="returned 2 completions for 3 conversations"):
         run(FakeDesignerPolicy(SCRIPTS, drop_one=True))
-    with pytest.raises(ValueError, match="one id per document"):
-        run(FakeDesignerPolicy(SCRIPTS), ids=IDS[:2])
 
 
 def test_no_documents_means_no_call():
@@ -194,8 +200,8 @@ def test_threaded_validation_gives_the_same_designs():
 
 def test_real_sandbox_validates_replies_concurrently(sandbox):
     policy = FakeDesignerPolicy(SCRIPTS)
-    a, b = design_batch(policy, sandbox, DOCUMENTS[:2], MemoryDigest(), sampling=SAMPLING,
-                        design_ids=IDS[:2], workers=2)
+    a, b = design_batch(policy, sandbox, requests(DOCUMENTS[:2], IDS[:2]), MemoryDigest(),
+                        DesignSettings(sampling=SAMPLING, workers=2))
     assert a.valid and a.repaired and b.valid
     assert b.final.verdict.isolation == sandbox.isolation.value != "none"
 
@@ -242,12 +248,11 @@ def test_retries_ask_again_in_the_designs_own_form():
     assert len(c.attempts) == 3 and c.form is DesignForm.TOOL
 
 
-def test_one_form_for_all_is_recorded_and_forms_must_match_the_documents():
+def test_each_request_keeps_its_form():
+    """A design's id, document and form travel together in its request, so they cannot disagree."""
     assert [d.form for d in run(FakeDesignerPolicy(SCRIPTS), max_attempts=1)] == [DesignForm.ANSWER] * 3
     game = run(FakeDesignerPolicy(SCRIPTS), max_attempts=1, form=DesignForm.GAME)
     assert {d.form for d in game} == {DesignForm.GAME}
-    with pytest.raises(ValueError, match="got 2 forms for 3 documents; pass one form per document"):
-        run(FakeDesignerPolicy(SCRIPTS), forms=[DesignForm.TOOL, DesignForm.ANSWER])
 
 
 def test_the_form_round_trips_and_old_designs_have_none():

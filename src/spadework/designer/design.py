@@ -14,8 +14,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any
 
+from spadework.corpus.records import Document
 from spadework.designer.memory import MemoryDigest
-from spadework.designer.novelty import NoveltyIndex
+from spadework.designer.novelty import NoveltyIndex, checks_with_novelty
 from spadework.designer.prompts import (
     DesignForm,
     clean_hint,
@@ -171,88 +172,101 @@ def _map(function: Callable[[Any], Any], items: Sequence[Any], workers: int) -> 
         return list(pool.map(function, items))
 
 
-def design_batch(
-    policy: Policy,
-    sandbox: SandboxProtocol,
-    documents: Sequence[tuple[str, str, str | None]],
-    digest: MemoryDigest,
-    *,
-    sampling: Sampling,
-    design_ids: Sequence[str],
-    max_attempts: int = 3,
-    checks: Sequence[Check] = CHECKS,
-    config: ValidatorConfig | None = None,
-    example: str | None = None,
-    form: DesignForm = DesignForm.ANSWER,
-    forms: Sequence[DesignForm] | None = None,
-    hint_call: bool = False,
-    workers: int = 1,
-    novelty: NoveltyIndex | None = None,
-    temperature_step: float = 0.0,
-    retry: Retry = Retry.FRESH,
-) -> list[Design]:
-    """Design one environment per document, retrying failed ones, in batched rounds.
+@dataclass(frozen=True)
+class DesignRequest:
+    """One environment to design.
+
+    Attributes:
+        design_id: the design's id (``i3-d1``).
+        document: what it is grounded on, its text already cut to the prompt's budget.
+        form: what the designer is asked to write (an answer puzzle, a game, a tool world, ...).
+    """
+
+    design_id: str
+    document: Document
+    form: DesignForm = DesignForm.ANSWER
+
+
+@dataclass(frozen=True)
+class DesignSettings:
+    """How a batch of designs is asked for, retried and judged.
+
+    Attributes:
+        sampling: the designer's sampling settings.
+        max_attempts: the most replies per design (1: no retry).
+        validator: the validator's settings; its default when None.
+        novelty: the run's near-duplicate index: the validator then checks ``novel`` too, and each
+            valid design is added to it at once, so a later design of the same batch cannot be
+            its twin.
+        checks: the validator's checks when not the usual ones (tests); None: ``CHECKS``, with
+            ``novel`` when there is a ``novelty`` index.
+        example: the example environment's source; the form's bundled one when None.
+        hint_call: after the rounds, ask for a written hint of every valid design (one call).
+        workers: replies validated at once (threads; useful with the process sandbox).
+        temperature_step: how much each retry round raises the temperature.
+        retry: what a failed design is asked in the next round.
+    """
+
+    sampling: Sampling
+    max_attempts: int = 3
+    validator: ValidatorConfig | None = None
+    novelty: NoveltyIndex | None = None
+    checks: tuple[Check, ...] | None = None
+    example: str | None = None
+    hint_call: bool = False
+    workers: int = 1
+    temperature_step: float = 0.0
+    retry: Retry = Retry.FRESH
+
+    def __post_init__(self) -> None:
+        if self.max_attempts < 1:
+            raise ValueError(f"DesignSettings.max_attempts must be at least 1, got {self.max_attempts}")
+
+    def validator_checks(self) -> tuple[Check, ...]:
+        """The checks each reply meets."""
+        if self.checks is not None:
+            return self.checks
+        return checks_with_novelty(self.novelty) if self.novelty is not None else CHECKS
+
+
+def design_batch(policy: Policy, sandbox: SandboxProtocol, requests: Sequence[DesignRequest],
+                 digest: MemoryDigest, settings: DesignSettings) -> list[Design]:
+    """Design one environment per request, retrying failed ones, in batched rounds.
 
     Round 1 sends all first prompts in one ``generate`` call; each later round sends, in
     one call, a prompt for every design whose last reply failed (its first prompt again, or
     with ``Retry.REPAIR`` the first prompt, the failed reply and what to fix), until all are
-    valid or ``max_attempts`` is reached.
+    valid or ``settings.max_attempts`` is reached.
 
     Args:
         policy: the shared model, in its designer role.
         sandbox: where replies are validated (``Sandbox``, or ``InProcessSandbox`` in tests).
-        documents: ``(document_id, text, domain)``; the text already cut to the prompt budget.
+        requests: what to design.
         digest: the memory digest shown in every first prompt.
-        sampling: the designer's sampling settings.
-        design_ids: one id per document.
-        max_attempts: the most replies per design (1: no repair).
-        checks: the validator's checks (e.g. ``checks_with_novelty(index)``).
-        config: the validator's settings; its default when ``None``.
-        example: the example environment's source; the form's bundled one when ``None``.
-        form: what the designer is asked to write (an answer puzzle, a tool world, or any
-            environment), when ``forms`` is not given.
-        forms: the form of each design, one per document (``allocate_forms`` mixes them by
-            weight); ``None``: ``form`` for all.
-        hint_call: after the rounds, ask for a written hint of every valid design (one call).
-        workers: replies validated at once (threads; useful with the process sandbox).
-        novelty: the index behind a "novel" check in ``checks``; each valid design is added to
-            it at once, so a later design of the same batch cannot be its twin.
-        temperature_step: how much each repair round raises the temperature.
-        retry: what a failed design is asked in the next round.
+        settings: sampling, retries and what judges the replies.
 
     Returns:
-        One ``Design`` per document, in order.
+        One ``Design`` per request, in order.
 
     Raises:
-        ValueError: ``design_ids`` or ``forms`` does not match ``documents``, or ``max_attempts < 1``.
         PolicyError: the backend failed or answered with the wrong number of completions.
     """
-    if len(design_ids) != len(documents):
-        raise ValueError(f"design_batch got {len(design_ids)} design_ids for {len(documents)} "
-                         "documents; pass one id per document")
-    if max_attempts < 1:
-        raise ValueError(f"design_batch max_attempts must be at least 1, got {max_attempts}")
-    asked = [form] * len(documents) if forms is None else list(forms)
-    if len(asked) != len(documents):
-        raise ValueError(f"design_batch got {len(asked)} forms for {len(documents)} documents; "
-                         "pass one form per document")
-    firsts = [tuple(render_design(text, digest, example, f))
-              for (_, text, _), f in zip(documents, asked, strict=True)]
+    firsts = [tuple(render_design(r.document.text, digest, settings.example, r.form)) for r in requests]
+    checks, novelty = settings.validator_checks(), settings.novelty
 
     def judge(item: tuple[int, Completion]) -> Verdict:
         index, completion = item
-        verdict = validate(completion.text, sandbox, config, is_reply=True, checks=checks)
+        verdict = validate(completion.text, sandbox, settings.validator, is_reply=True, checks=checks)
         if verdict.valid and novelty is not None:  # later designs of this batch must differ too
-            novelty.add(design_ids[index], reply_code(completion.text) or "", verdict.class_name)
+            novelty.add(requests[index].design_id, reply_code(completion.text) or "", verdict.class_name)
         return verdict
 
-    attempts = run_rounds(policy, firsts, sampling, max_attempts,
-                          lambda order, cs: _map(judge, list(zip(order, cs, strict=True)), workers),
-                          temperature_step, retry)
-    designs = [Design(design_id, doc_id, domain, tuple(tries), form=f)
-               for design_id, (doc_id, _, domain), tries, f in zip(design_ids, documents, attempts, asked,
-                                                                  strict=True)]
-    return write_hints(policy, designs, sampling) if hint_call else designs
+    attempts = run_rounds(policy, firsts, settings.sampling, settings.max_attempts,
+                          lambda order, cs: _map(judge, list(zip(order, cs, strict=True)), settings.workers),
+                          settings.temperature_step, settings.retry)
+    designs = [Design(r.design_id, r.document.id, r.document.domain, tuple(tries), form=r.form)
+               for r, tries in zip(requests, attempts, strict=True)]
+    return write_hints(policy, designs, settings.sampling) if settings.hint_call else designs
 
 
 ROUND_SEED_STRIDE = 7919
