@@ -127,12 +127,11 @@ def outcome_of(design: Design, episodes: Sequence[Episode], invalid_penalty: flo
         designer: which figure of the regret a valid design earns (``rewards.designer``).
         confidence: two-sided confidence of the regret's interval (``rewards.confidence``).
     """
-    nohint, hint = paired_scores(episodes)
     voided = void_reason(episodes) if design.valid else None
     if voided is not None:
-        return DesignOutcome(design_id=design.design_id, valid=True, scores_nohint=nohint, scores_hint=hint,
-                             regret=0.0, reward=designer_reward(False, 0.0, invalid_penalty),
-                             agent_advantages=(0.0,) * len(nohint), voided=voided)
+        penalty = designer_reward(False, 0.0, invalid_penalty)  # cheating never pays more than failing
+        return voided_outcome(design.design_id, episodes, voided, penalty)
+    nohint, hint = paired_scores(episodes)
     estimate = regret_estimate(hint, nohint, confidence) if design.valid and nohint and hint else None
     earned = designer_regret(estimate, designer) if estimate is not None else 0.0
     advantages, flat = group_advantages(nohint) if nohint else ([], False)
@@ -143,6 +142,14 @@ def outcome_of(design: Design, episodes: Sequence[Episode], invalid_penalty: flo
                                check_progress(design) if partial_credit else 0.0),
         agent_advantages=tuple(advantages), agent_zero_variance=flat, estimate=estimate,
     )
+
+
+def voided_outcome(design_id: str, episodes: Sequence[Episode], reason: str, reward: float) -> DesignOutcome:
+    """A valid environment whose played episodes failed their audit (``reason``): its scores kept,
+    regret 0 with no interval, ``reward`` for its designer, zero advantages for its agent."""
+    nohint, hint = paired_scores(episodes)
+    return DesignOutcome(design_id=design_id, valid=True, scores_nohint=nohint, scores_hint=hint, regret=0.0,
+                         reward=reward, agent_advantages=(0.0,) * len(nohint), voided=reason)
 
 
 def paired_scores(episodes: Sequence[Episode]) -> tuple[tuple[float, ...], tuple[float, ...]]:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from spadework.archive import EnvRecord, PlayResult
-from spadework.outcomes import DesignOutcome, paired_scores
+from spadework.outcomes import DesignOutcome, paired_scores, voided_outcome
 from spadework.replay.levels import ReplayCandidates, ReplayLevel, fresh_seeds, replay_levels
 from spadework.replay.priority import ReplayScore, draw_distinct, replay_priorities
 from spadework.rewards import group_advantages, mean, regret_estimate, solve_rate
@@ -163,11 +163,10 @@ def plan_replay(candidates: ReplayCandidates, fetch: Callable[[int], EnvRecord],
 def replay_outcome(env_id: str, episodes: Sequence[Episode], confidence: float) -> DesignOutcome:
     """A replay's plays this iteration: scores, regret and the agent's advantages within the group
     (as for a new design), and no designer reward."""
-    nohint, hint = paired_scores(episodes)
     voided = void_reason(episodes)
     if voided is not None:
-        return DesignOutcome(design_id=env_id, valid=True, scores_nohint=nohint, scores_hint=hint, regret=0.0,
-                             reward=0.0, agent_advantages=(0.0,) * len(nohint), voided=voided)
+        return voided_outcome(env_id, episodes, voided, reward=0.0)
+    nohint, hint = paired_scores(episodes)
     estimate = regret_estimate(hint, nohint, confidence) if nohint else None
     advantages, flat = group_advantages(nohint) if nohint else ([], False)
     return DesignOutcome(design_id=env_id, valid=True, scores_nohint=nohint, scores_hint=hint,

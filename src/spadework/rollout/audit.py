@@ -27,6 +27,7 @@ from typing import Any
 
 from spadework.envs.contract import MAX_HINT_CHARS, MAX_OBSERVATION_CHARS, episode_score, is_solved
 from spadework.errors import CheckFailed, EnvContractError, EnvError
+from spadework.rollout.reading import read_reset, read_step, text
 from spadework.validate.checks import Episode as SeedOpening
 from spadework.validate.checks import find_hint_leaks
 
@@ -71,22 +72,20 @@ def read_opening(env: Any, seed: int) -> tuple[Any, PlayCheck]:
     Raises:
         EnvError: the environment failed, or broke its contract.
     """
-    reset = env.reset(seed=seed)
-    if not isinstance(reset, (list, tuple)) or len(reset) != 2:
-        raise EnvContractError(f"reset() returned {str(reset)[:100]!r}; return (observation, info)")
+    reset = read_reset(env.reset(seed=seed))
     hint, solution = env.hint(), env.solution()
     if not isinstance(hint, str) or not isinstance(solution, (list, tuple)) \
             or not all(isinstance(a, str) for a in solution):
         raise EnvContractError("hint() must return a str and solution() a list of str")
-    return reset, PlayCheck(str(reset[0])[:MAX_OBSERVATION_CHARS], tuple(solution), hint[:MAX_HINT_CHARS])
+    return reset, PlayCheck(text(reset[0], MAX_OBSERVATION_CHARS), tuple(solution), hint[:MAX_HINT_CHARS])
 
 
 def audit_seed(env: Any, seed: int, opening: PlayCheck, max_turns: int) -> PlayCheck:
     """Replay ``seed`` in ``env`` after another seed, and check it against its ``opening``.
 
     Raises:
-        EnvError: the environment failed during the replay, or broke its contract.
-        ValueError, TypeError: a reward that is not a number.
+        EnvError: the environment failed during the replay, or broke its contract (a reward
+            that is not a number, say).
     """
     other = (seed + CONTRAST_OFFSET) % 2**31
     _, between = read_opening(env, other)
@@ -100,12 +99,9 @@ def audit_seed(env: Any, seed: int, opening: PlayCheck, max_turns: int) -> PlayC
                          f"(its {', '.join(changed)} changed); an environment must depend on its seed only")
     rewards = []
     for action in opening.solution[:max_turns]:
-        result = env.step(action)
-        if not isinstance(result, (list, tuple)) or len(result) != 5:
-            raise EnvContractError(f"step() returned {str(result)[:100]!r}; return (observation, reward, "
-                                   "terminated, truncated, info)")
-        rewards.append(float(result[1]))
-        if result[2] or result[3]:
+        _, reward, terminated, truncated = read_step(env.step(action))
+        rewards.append(reward)
+        if terminated or truncated:
             break
     score = episode_score(rewards)
     problem = None if is_solved(score) else (
@@ -125,8 +121,8 @@ def _hint_solves(env: Any, seed: int, hint: str) -> bool:
         return False
     try:
         env.reset(seed=seed)
-        return is_solved(episode_score([float(env.step(hint)[1])]))
-    except (EnvError, ValueError, TypeError, IndexError, KeyError):
+        return is_solved(episode_score([read_step(env.step(hint))[1]]))
+    except EnvError:  # a refusal, a failure or a broken contract: not paid
         return False
 
 

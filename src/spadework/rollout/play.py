@@ -34,6 +34,7 @@ from spadework.policy.base import CONTEXT_OVERFLOW, Completion, Message, Policy,
 from spadework.rollout.audit import PlayCheck, audit_seed, read_opening
 from spadework.rollout.boxed import extract_command
 from spadework.rollout.prompt import AgentForm, form_of_source, opening_messages
+from spadework.rollout.reading import read_reset, read_step, text
 from spadework.rollout.records import (
     Arm,
     EndReason,
@@ -68,28 +69,6 @@ def transcript_tokens(messages: Sequence[Message], count_tokens: TokenCounter = 
     20
     """
     return sum(count_tokens(m.content) + MESSAGE_OVERHEAD_TOKENS for m in messages)
-
-
-def read_step(result: Any) -> tuple[str, float, bool, bool]:
-    """Observation, reward, terminated and truncated from what ``step`` returned.
-
-    Raises:
-        EnvContractError: ``result`` is not a 5-item sequence or its reward is not a number.
-
-    >>> read_step(["Right.", 1, True, False, {}])
-    ('Right.', 1.0, True, False)
-    >>> read_step(["Right.", "one", True, False, {}])
-    Traceback (most recent call last):
-    ...
-    spadework.errors.EnvContractError: step() returned reward 'one'; return a number (int or float)
-    """
-    if not isinstance(result, (list, tuple)) or len(result) != 5:
-        raise EnvContractError(f"step() returned {str(result)[:100]!r}; return a 5-tuple "
-                               "(observation, reward, terminated, truncated, info)")
-    observation, reward, terminated, truncated, _info = result
-    if isinstance(reward, bool) or not isinstance(reward, (int, float)):
-        raise EnvContractError(f"step() returned reward {str(reward)[:50]!r}; return a number (int or float)")
-    return _text(observation, MAX_OBSERVATION_CHARS), float(reward), bool(terminated), bool(truncated)
 
 
 def read_tools(info: Any) -> list[ToolSchema] | None:
@@ -149,10 +128,6 @@ def tool_action(reply: str) -> tuple[str, bool]:
     if command is not None:
         return command[:MAX_ACTION_CHARS], True
     return action[:MAX_ACTION_CHARS], False
-
-
-def _text(value: Any, limit: int) -> str:
-    return (value if isinstance(value, str) else str(value))[:limit]
 
 
 def _turn_limit(env: Any, cap: int) -> int:
@@ -232,14 +207,12 @@ def _start(play: _Play, sandbox: EnvOpener, config: RolloutConfig) -> None:
         if config.audit:
             reset, play.check = read_opening(play.env, play.job.seed)
         else:
-            reset = play.env.reset(seed=play.job.seed)
-            if not isinstance(reset, (list, tuple)) or len(reset) != 2:
-                raise EnvContractError(f"reset() returned {str(reset)[:100]!r}; return (observation, info)")
-        observation = _text(reset[0], MAX_OBSERVATION_CHARS)
+            reset = read_reset(play.env.reset(seed=play.job.seed))
+        observation = text(reset[0], MAX_OBSERVATION_CHARS)
         if play.form is AgentForm.TOOL:
             play.tools = read_tools(reset[1])
         if play.job.arm is Arm.HINT:
-            play.hint = play.check.hint if play.check is not None else _text(play.env.hint(), MAX_HINT_CHARS)
+            play.hint = play.check.hint if play.check is not None else text(play.env.hint(), MAX_HINT_CHARS)
         play.max_turns = _turn_limit(play.env, config.max_turns_cap)
     except EnvError as exc:
         play.finish(EndReason.ENV_ERROR, str(exc))
@@ -253,7 +226,7 @@ def _audit(play: _Play) -> None:
         return
     try:
         play.check = audit_seed(play.env, play.job.seed, play.check, play.max_turns)
-    except (EnvError, ValueError, TypeError) as exc:  # a failure, a broken contract, a reward not a number
+    except EnvError as exc:  # a failure, or a broken contract (a reward that is not a number, say)
         play.check = replace(play.check, problem=f"seed {play.job.seed}: replaying it after the episode "
                                                  f"failed: {exc}")
 
