@@ -17,9 +17,9 @@ Each verb opens what it needs (a sandbox, the archive) and closes it; pass your 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, closing, contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 from spadework.archive import Archive
 from spadework.config import RunConfig, load_config
@@ -29,6 +29,9 @@ from spadework.run import RunSummary, run
 from spadework.sandbox import EnvHandle, Sandbox, SandboxProtocol
 from spadework.validate import Verdict, validate
 from spadework.validate.parse import extract_code
+
+ConfigSource: TypeAlias = RunConfig | Mapping[str, Mapping[str, Any]] | str | Path | None
+"""What ``run_self_play`` takes as a config (``resolve_config`` turns each into a ``RunConfig``)."""
 
 
 def validate_source(source: str, *, is_reply: bool = False,
@@ -62,18 +65,19 @@ def open_env(source: str, *, is_reply: bool = False, sandbox: SandboxProtocol | 
             env = box.open(code)
         except EnvError as exc:
             raise UsageError(f"the environment does not load: {exc}") from None
-        with env:
+        with closing(env):
             yield env
 
 
-def run_self_play(config: RunConfig | Mapping[str, Any] | str | Path | None, run_dir: str | Path, *,
+def run_self_play(config: ConfigSource, run_dir: str | Path, *,
                   resume: bool = False, policy: Policy | None = None,
                   overrides: Mapping[str, Any] | None = None) -> RunSummary:
     """Run (or continue) self-play in ``run_dir``, as ``spadework run`` does.
 
     Args:
         config: a ``RunConfig``, a mapping shaped like the TOML file, a path to a TOML file,
-            or None for the defaults (a resumed run reads its own ``config.toml``).
+            or None for the defaults (a resumed run reads its own ``config.toml``); see
+            ``resolve_config``.
         run_dir: the run directory.
         resume: continue the run in ``run_dir``.
         policy: a ready policy instead of the one the config describes.
@@ -89,12 +93,24 @@ def run_self_play(config: RunConfig | Mapping[str, Any] | str | Path | None, run
     return run(config, run_dir, resume=resume, policy=policy)
 
 
-def resolve_config(config: RunConfig | Mapping[str, Any] | str | Path | None,
-                   overrides: Mapping[str, Any] | None = None) -> RunConfig:
-    """A validated ``RunConfig`` from any of the forms ``run_self_play`` takes.
+def resolve_config(config: ConfigSource, overrides: Mapping[str, Any] | None = None) -> RunConfig:
+    """A validated ``RunConfig`` from any of the forms ``run_self_play`` takes, with ``overrides``
+    (dotted fields) on top.
+
+    Args:
+        config: a ``RunConfig``; a mapping shaped like the TOML file (``{section: {field: value}}``);
+            a path (str or ``Path``) to a TOML file; or None for the defaults.
+        overrides: dotted fields that win over ``config``, e.g. ``{"run.plays": 4}``.
+
+    Raises:
+        ConfigError: a field is invalid or unknown (the message names it).
 
     >>> resolve_config({"run": {"designs": 3}}, {"run.plays": 4}).run.plays
     4
+    >>> resolve_config(resolve_config({"run": {"designs": 3}})).run.designs
+    3
+    >>> resolve_config(None).run == RunConfig().run
+    True
     """
     dotted = dict(overrides or {})
     if isinstance(config, RunConfig):
@@ -115,4 +131,4 @@ def open_archive(run_dir: str | Path) -> Archive:
     return Archive.open(Path(run_dir), create=False)
 
 
-__all__ = ["open_archive", "open_env", "resolve_config", "run_self_play", "validate_source"]
+__all__ = ["ConfigSource", "open_archive", "open_env", "resolve_config", "run_self_play", "validate_source"]

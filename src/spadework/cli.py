@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 
 from spadework import __version__
 from spadework.ablate import Ablation, HeldOut, ablate, markdown_table
@@ -18,9 +17,7 @@ from spadework.archive import Archive, EnvRecord
 from spadework.archive.command import add_parser as add_archive_parser
 from spadework.calibrate.command import add_parser as add_calibrate_parser
 from spadework.config import add_set_option, load_config
-from spadework.envs.contract import episode_score, is_solved
-from spadework.envs.tool_schema import signature_lines
-from spadework.errors import CheckFailed, EnvError, ParseError, SpadeworkError, UsageError
+from spadework.errors import SpadeworkError, UsageError
 from spadework.eval.command import add_parser as add_eval_parser
 from spadework.eval.tasks import configured_tasks
 from spadework.learn.distributed import is_follower
@@ -29,19 +26,18 @@ from spadework.policy.settings import PolicyKind
 from spadework.progress import RichReporter
 from spadework.report import build_report
 from spadework.report.command import add_parser as add_report_parser
-from spadework.run import resumed_config, run
+from spadework.rollout.command import add_parser as add_play_parser
+from spadework.run import RunSummary, resumed_config, run
 from spadework.sandbox import Sandbox
 from spadework.tracking.settings import WandbMode
-from spadework.validate import Verdict, read_source, validate
-from spadework.validate.parse import extract_code
-from spadework.validate.static import parse_module, the_env_class
+from spadework.validate.files import FileVerdict, validate_file, verdict_table
 
 
 class _Output:
     """Rich output on stdout, made when first used (so it sees the stdout of that moment);
     wide when piped, so tables are not folded into a file."""
 
-    def print(self, *args, **kwargs) -> None:
+    def print(self, *args: Any, **kwargs: Any) -> None:
         width = None if sys.stdout.isatty() else 200
         Console(highlight=False, width=width).print(*args, **kwargs)
 
@@ -69,11 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--verbose", "-v", action="store_true", help="show every check")
     check.set_defaults(run=cmd_validate)
 
-    play = commands.add_parser("play", help="play an environment in the terminal (sandboxed)")
-    play.add_argument("file", type=Path, metavar="FILE",
-                      help="a Python module (.py) or a designer reply with one ```python block")
-    play.add_argument("--seed", type=int, default=0, help="the episode's seed (default 0)")
-    play.set_defaults(run=cmd_play)
+    add_play_parser(commands)
 
     selfplay = commands.add_parser("run", help="run self-play (designer and agent) in a run directory")
     add_run_options(selfplay)
@@ -93,129 +85,31 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def source_of(text: str, is_reply: bool) -> str:
-    """The code to store for a file: the reply's code block when there is one."""
-    if not is_reply:
-        return text
-    try:
-        return extract_code(text)
-    except ParseError:
-        return text
-
-
-def verdict_json(path: Path, verdict: Verdict | None, isolation: str, error: str = "") -> str:
-    """One file's verdict as the JSON line ``spadework validate --json`` prints."""
-    if verdict is None:
-        record = {"path": str(path), "valid": False, "checks": [], "isolation": isolation,
-                  "seconds": 0.0, "tolerances": [], "error": error}
-    else:
-        record = {"path": str(path), **verdict.to_json()}
-    return json.dumps(record, sort_keys=True)
-
-
-def verdict_table(rows: list[tuple[Path, Verdict | None, str]], verbose: bool) -> Table:
-    """The verdict table ``spadework validate`` prints (every check with ``-v``)."""
-    table = Table(title="Verdicts")
-    for column in ("file", "valid", "class", "reason", "tolerances", "seconds"):
-        table.add_column(column, overflow="fold")
-    for path, verdict, error in rows:
-        if verdict is None:
-            table.add_row(str(path), "[red]no[/]", "", error, "", "")
-            continue
-        table.add_row(str(path), "[green]yes[/]" if verdict.valid else "[red]no[/]",
-                      verdict.class_name or "", verdict.reason, str(len(verdict.tolerances)),
-                      f"{verdict.seconds:.2f}")
-        if verbose:
-            for check in verdict.checks:
-                table.add_row("", "", f"  {check.name}", f"{check.outcome.value} {check.message}",
-                              "", f"{check.seconds:.3f}")
-    return table
-
-
 def cmd_validate(args: argparse.Namespace) -> int:
     """``spadework validate``: 0 when every file is valid, 1 otherwise."""
-    rows: list[tuple[Path, Verdict | None, str]] = []
     if args.run_dir:
         need_folder(args.run_dir, "--run-dir")
     archive = Archive.open(args.run_dir) if args.run_dir else None
+    results: list[FileVerdict] = []
     with Sandbox() as sandbox:
         for path in args.files:
-            try:
-                text, is_reply = read_source(path)
-            except UsageError as exc:
-                rows.append((path, None, str(exc)))
-                fail(str(exc))
-            else:
-                verdict = validate(text, sandbox, is_reply=is_reply)
-                rows.append((path, verdict, ""))
-                if archive is not None:
-                    archive.add(EnvRecord.new(source_of(text, is_reply), verdict, str(path)))
+            result = validate_file(path, sandbox)
+            results.append(result)
+            if result.verdict is None:
+                fail(result.error)
+            elif archive is not None:
+                archive.add(EnvRecord.new(result.source, result.verdict, str(path)))
             if args.json:
-                print(verdict_json(path, rows[-1][1], sandbox.isolation.value, rows[-1][2]),
-                      flush=True)
+                print(result.json_line(), flush=True)
         if not args.json:
-            out.print(verdict_table(rows, args.verbose))
-            valid = sum(1 for _, v, _ in rows if v is not None and v.valid)
-            out.print(f"{valid} of {len(rows)} valid; isolation: {sandbox.isolation.value}")
+            out.print(verdict_table(results, args.verbose))
+            valid = sum(1 for r in results if r.valid)
+            out.print(f"{valid} of {len(results)} valid; isolation: {sandbox.isolation.value}")
     if archive is not None:
         if not args.json:
             out.print(f"recorded in {archive.path}")
         archive.close()
-    return 0 if all(v is not None and v.valid for _, v, _ in rows) else 1
-
-
-def cmd_play(args: argparse.Namespace) -> int:
-    """``spadework play``: play an environment in the terminal, sandboxed."""
-    text, is_reply = read_source(args.file)
-    code = source_of(text, is_reply)
-    try:
-        the_env_class(parse_module(code))
-    except CheckFailed as exc:
-        raise UsageError(f"{args.file}: {exc}") from None
-    with Sandbox() as sandbox:
-        try:
-            env = sandbox.open(code)
-        except EnvError as exc:
-            raise UsageError(f"{args.file}: cannot load it: {exc}") from None
-        with env:
-            return play_loop(env, args.seed)
-
-
-def play_loop(env, seed: int) -> int:
-    """Read actions from stdin until the episode ends; ``:hint``, ``:solution``, ``:quit``."""
-    try:
-        observation, info = env.reset(seed)
-        out.print(f"[bold]{env.class_name}[/] (seed {seed}, up to {env.max_turns} turns; "
-                  ":hint, :solution, :quit)\n")
-        tools = signature_lines(info.get("tools") if isinstance(info, dict) else None)
-        if tools:
-            out.print("tools (call them as [name(arg=value, ...)]):\n  " + "\n  ".join(tools) + "\n",
-                      markup=False)
-        out.print(observation, markup=False)
-        out.print("> ", end="")
-        rewards: list[float] = []
-        for line in sys.stdin:
-            action = line.rstrip("\n")
-            if action in (":quit", ":q"):
-                break
-            if action in (":hint", ":solution"):
-                out.print(str(env.hint() if action == ":hint" else env.solution()), markup=False)
-                out.print("> ", end="")
-                continue
-            observation, reward, terminated, truncated, _ = env.step(action)
-            rewards.append(float(reward))
-            out.print(observation, markup=False)
-            out.print(f"[dim]reward {reward:g}[/]")
-            if terminated or truncated:
-                break
-            out.print("> ", end="")
-    except EnvError as exc:
-        fail(f"the environment ended: {exc}")
-        return 1
-    score = episode_score(rewards)
-    out.print(f"\nscore {score:g} after {len(rewards)} turns"
-              + (" - solved!" if is_solved(score) else ""))
-    return 0
+    return 0 if all(r.valid for r in results) else 1
 
 
 def run_overrides(args: argparse.Namespace) -> dict[str, object]:
@@ -255,7 +149,7 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
                              "uploads it later) or online (tracking.wandb)")
 
 
-def add_ablate_parser(commands) -> None:
+def add_ablate_parser(commands: Any) -> None:
     """The ``spadework ablate`` command and its options."""
     ablation = commands.add_parser("ablate", help="full SPADE against its ablations, in one table")
     add_run_options(ablation)
@@ -335,7 +229,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
-def print_summary(summary) -> None:
+def print_summary(summary: RunSummary) -> None:
     """The end of a run: its directory and the best environments it found."""
     with Archive.open(summary.run_dir, create=False) as archive:
         finals = [(r, design.play) for r in archive.records(valid=True)

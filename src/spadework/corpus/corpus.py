@@ -36,7 +36,8 @@ HF_MARKERS = ("dataset_info.json", "dataset_dict.json", "state.json")
 
 
 class _Index(Protocol):
-    path: Path | str
+    @property
+    def path(self) -> Path | str: ...
 
     def __len__(self) -> int: ...
 

@@ -241,7 +241,7 @@ def run_diversity(
         rows = archive.summaries(EVERY_DESIGN if every_design else MEASURED)
         vectors, flags = run_vectors(archive, rows, embedder)
         history = logged(archive) if use_logged and flags is not None and not every_design else None
-    if history is not None:
+    if history is not None and flags is not None:
         state = IncrementalDiversity(settings)
         state.load(np.array([r.id for r in rows], dtype=np.int64), vectors, flags)
         per_iteration = {i: _summary(m) for i, m in sorted(history.items())}
@@ -264,10 +264,11 @@ def _measure_by_iteration(rows: Sequence[EnvSummary], vectors: np.ndarray, setti
     alarms, metrics = [], {}
     for key in sorted(set(keys.tolist())):
         chosen = np.flatnonzero(keys == key)
+        members: list[int] = chosen.tolist()
         batch = state.preview(vectors[chosen])
-        state.apply(batch, [rows[k].id for k in chosen])
+        state.apply(batch, [rows[k].id for k in members])
         metrics = batch.metrics
-        if any(rows[k].designed for k in chosen) or key > 0:
+        if any(rows[k].designed for k in members) or key > 0:
             per_iteration[key] = _summary(metrics)
             if metrics["diversity/collapse"]:
                 alarms.append(key)

@@ -320,8 +320,8 @@ class DeclaredWorld(ToolWorld):
 
     def _update(self) -> Step:
         name, field = self.rng.choice(changeable(self._collections, self._size))
-        item = self.rng.choice(self.records[name])
-        held = {r[field] for r in self.records[name]} if field == self._key(name) else {item[field]}
+        item = self.rng.choice(self._world[name])
+        held = {r[field] for r in self._world[name]} if field == self._key(name) else {item[field]}
         value = self.rng.choice([v for v in dict.fromkeys(self._collections[name][field]) if v not in held])
         change = call("update", collection=name, id=item["id"], field=field, value=value)
         return Step("update", f"Set the {field} of {self._named(name, item)} to {value!r}.",
@@ -330,7 +330,7 @@ class DeclaredWorld(ToolWorld):
     def _transfer(self) -> Step | None:
         name, field = self.rng.choice([(c, f) for c, fields in self._collections.items()
                                        for f in list(fields)[1:] if _numeric(fields[f])])
-        source, target = self.rng.sample(self.records[name], 2)
+        source, target = self.rng.sample(self._world[name], 2)
         if source[field] < 1:
             source, target = target, source
         if source[field] < 1:
@@ -346,7 +346,7 @@ class DeclaredWorld(ToolWorld):
     def _link(self) -> Step:
         name = self.rng.choice(list(self.links))
         (first, one), (second, other) = self.links[name].items()
-        a, b = self.rng.choice(self.records[one]), self.rng.choice(self.records[other])
+        a, b = self.rng.choice(self._world[one]), self.rng.choice(self._world[other])
         task = (f"Add a record to {name} that links {self._named(one, a)} and {self._named(other, b)}: its "
                 f"{first} is the first one's id and its {second} the second one's.")
         calls = (self._find(one, a), self._find(other, b),

@@ -206,6 +206,7 @@ def convert_like(existing: Any, value: Any, field: str) -> Any:
     wanted = type(existing)
     if existing is None:
         return _from_text(value) if isinstance(value, str) else value
+    converted: object
     if isinstance(existing, bool):
         converted = _as_bool(value)
     elif isinstance(existing, int):

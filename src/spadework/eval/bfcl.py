@@ -148,7 +148,8 @@ def _positional(tree: ast.expr | None) -> int:
 def _number(node: ast.expr) -> float | int | None:
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         node = node.operand
-    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) \
+            and not isinstance(node.value, bool):  # a number, not True or False
         return node.value
     return None
 

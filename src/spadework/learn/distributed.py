@@ -41,7 +41,7 @@ class Channel:
     def __init__(self, accelerator: Any):
         self.accelerator = accelerator
 
-    def _broadcast(self, message: dict[str, Any] | None) -> dict[str, Any]:
+    def _broadcast(self, message: dict[str, Any] | None) -> dict[str, Any] | None:
         from accelerate.utils import broadcast_object_list
 
         payload = [message]
@@ -52,7 +52,10 @@ class Channel:
         self._broadcast({"kind": kind, **fields})
 
     def receive(self) -> dict[str, Any]:
-        return self._broadcast(None)
+        message = self._broadcast(None)
+        if message is None:
+            raise ValueError("Channel.receive on the main process: the main process sends, followers receive")
+        return message
 
 
 def follow(learner: Any, channel: Channel) -> int:
@@ -120,8 +123,8 @@ def main(argv: list[str] | None = None) -> int:
     if accelerator is None or accelerator.is_main_process:
         processes = 1 if accelerator is None else accelerator.num_processes
         backend = None if accelerator is None else accelerator.state.backend
-        figures.update(processes=processes, backend=backend)
-        args.out.write_text(json.dumps(figures), encoding="utf-8")
+        report: dict[str, Any] = {**figures, "processes": processes, "backend": backend}
+        args.out.write_text(json.dumps(report), encoding="utf-8")
     return 0
 
 

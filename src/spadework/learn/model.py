@@ -49,7 +49,9 @@ def hf_copy(gguf: Path, cache_dir: Path | None = None) -> Path:
 
     tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
     model = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name, dtype=torch.float32)
-    model.hf_quantizer = None  # saving refuses a model that still says it is quantized
+    # saving refuses a model that still says it is quantized; torch types a module's attributes as
+    # tensors or modules only, transformers' hf_quantizer is neither
+    model.hf_quantizer = None  # type: ignore[assignment]
     if hasattr(model.config, "quantization_config"):
         del model.config.quantization_config
     with atomic_path(folder) as partial:
@@ -85,6 +87,7 @@ def with_lora(model: Any, *, rank: int, alpha: float, dropout: float, targets: t
     """``model`` wrapped in a fresh PEFT LoRA adapter on the ``targets`` projections."""
     from peft import LoraConfig, get_peft_model
 
-    config = LoraConfig(r=rank, lora_alpha=alpha, lora_dropout=dropout, target_modules=list(targets),
-                        bias="none", task_type="CAUSAL_LM")
+    # PEFT annotates lora_alpha as int but only divides by it (alpha / rank): a float alpha is kept
+    config = LoraConfig(r=rank, lora_alpha=alpha, lora_dropout=dropout,  # type: ignore[arg-type]
+                        target_modules=list(targets), bias="none", task_type="CAUSAL_LM")
     return get_peft_model(model, config)

@@ -195,9 +195,10 @@ class EmbeddedPolicy:
         """Whether the model file's chat template shows the tools it is given (checked once)."""
         if self._renders_tools is None:
             probe = [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]
+            tool: dict[str, Any] = PROBE_TOOL  # a JSON schema (its literal infers too narrow to index)
             try:
                 shown = self._format is not None and \
-                    PROBE_TOOL["function"]["name"] in self._format(messages=probe, tools=[PROBE_TOOL]).prompt
+                    tool["function"]["name"] in self._format(messages=probe, tools=[tool]).prompt
             except Exception:  # noqa: BLE001 - a template that fails on tools does not render them
                 shown = False
             self._renders_tools = shown
@@ -308,8 +309,7 @@ class EmbeddedPolicy:
                                       f"adapter written for {self.name}")
             adapters = (llama_cpp.llama_adapter_lora_p_ctypes * 1)(new) if new else None
             scales = (ctypes.c_float * 1)(scale) if new else None
-            contexts = [self._llm._ctx.ctx, *([self.decoder.context] if self.decoder is not None else [])]
-            for context in contexts:
+            for context in self._contexts():
                 if llama_cpp.llama_set_adapters_lora(context, adapters, 1 if new else 0, scales):
                     raise PolicyError(f"llama.cpp could not apply the LoRA adapter {path}")
             if self._adapter:
@@ -318,6 +318,14 @@ class EmbeddedPolicy:
             self._llm.reset()
             if self.scheduler is not None:
                 self.scheduler.forget_all()  # states computed with the old weights must not be reused
+
+    def _contexts(self) -> list[Any]:
+        """The llama.cpp contexts an adapter is set on: the loaded model's, and the decoder's when it
+        is llama.cpp's own (a test's fake decoder has none)."""
+        from spadework.policy.llama_batch import LlamaBatchDecoder
+
+        decoder = [self.decoder.context] if isinstance(self.decoder, LlamaBatchDecoder) else []
+        return [self._llm._ctx.ctx, *decoder]
 
     def close(self) -> None:
         """Free the model's memory; the policy cannot generate afterwards."""

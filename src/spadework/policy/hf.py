@@ -115,8 +115,9 @@ class HFTokenizer:
         """Whether the chat template shows the tools it is given (checked once, on a probe)."""
         if self._renders_tools is None:
             probe = [Message(Role.SYSTEM, "s"), Message(Role.USER, "u")]
+            tool: dict[str, Any] = PROBE_TOOL  # a JSON schema (its literal infers too narrow to index)
             try:
-                self._renders_tools = PROBE_TOOL["function"]["name"] in self._apply(probe, True, [PROBE_TOOL])
+                self._renders_tools = tool["function"]["name"] in self._apply(probe, True, [tool])
             except ConfigError:
                 self._renders_tools = False
         return self._renders_tools

@@ -190,7 +190,8 @@ def _legend(frame: Frame, entries: Sequence[tuple[str, str, bool]]) -> list[str]
     return parts
 
 
-def _axes(frame: Frame, x_range, y_range, x_label: str, y_label: str, integer_x: bool) -> list[str]:
+def _axes(frame: Frame, x_range: tuple[float, float], y_range: tuple[float, float], x_label: str,
+          y_label: str, integer_x: bool) -> list[str]:
     """Grid lines, tick labels, the axis lines and the axis labels."""
     (x0, x1), (y0, y1) = frame.x_span, frame.y_span
     parts = []

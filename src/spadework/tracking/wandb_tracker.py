@@ -15,7 +15,7 @@ import string
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from spadework.errors import UsageError
 from spadework.tracking.base import (
@@ -29,8 +29,15 @@ from spadework.tracking.base import (
 )
 from spadework.tracking.settings import TrackingSettings, WandbMode
 
+if TYPE_CHECKING:
+    from wandb import Run
+
 RUN_ID_ALPHABET = string.ascii_lowercase + string.digits
 RUN_ID_LENGTH = 8
+
+WANDB_MODES: dict[WandbMode, Literal["offline", "online"]] = {
+    WandbMode.OFFLINE: "offline", WandbMode.ONLINE: "online"}
+"""The ``mode`` ``wandb.init`` is given for each W&B setting that starts a run."""
 
 
 def new_run_id() -> str:
@@ -80,10 +87,11 @@ class WandbTracker:
             state = replace(state, run_id=new_run_id())
             save_state(self._state_path, state)
         self._state: TrackerState = state
+        self._run: Run | None
         try:
             self._run = wandb.init(
                 project=settings.project, entity=settings.entity, dir=str(run_dir),
-                mode=settings.wandb.value, config=dict(config), name=name, id=state.run_id,
+                mode=WANDB_MODES[settings.wandb], config=dict(config), name=name, id=state.run_id,
                 resume="allow", reinit="create_new", settings=wandb_settings(wandb),
             )
         except wandb.errors.Error as error:

@@ -105,7 +105,8 @@ def evaluate(expression: str) -> float | None:
 
 
 def _value(node: ast.AST) -> float | None:
-    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) \
+            and not isinstance(node.value, bool):  # a number, not True or False
         return node.value
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         inner = _value(node.operand)
