@@ -17,7 +17,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("archive", "rollout", "metered"),
     ("designer", "diversity"),
     ("outcomes",),
-    ("learn", "replay"),
+    ("learn", "replay", "window"),
     ("config",),
     ("engines",),
     ("eval",),

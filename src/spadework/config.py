@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from spadework.errors import ConfigError
 from spadework.kinds import (
     CONFIDENCE,
+    AdvantageGroup,
     Aggregation,
     Arms,
     AttemptChoice,
@@ -41,6 +42,7 @@ from spadework.tomltext import SURROGATE, dump_toml
 
 if TYPE_CHECKING:
     from spadework.replay import ReplaySettings
+    from spadework.rewards.designer import BlendSettings
 
 SET_FORM = "SECTION.FIELD=VALUE"
 SET_EXAMPLE = "--set designer.sampling.temperature=0.2"
@@ -92,7 +94,11 @@ class RunSection(Section):
 
     iterations: int = Field(2, ge=1, description="self-play iterations")
     designs: int = Field(4, ge=1, description="environments the designer writes per iteration")
-    plays: int = Field(2, ge=1, description="paired seeds per valid environment (both arms play each)")
+    plays: int = Field(2, ge=1, description="seeds each valid environment is played on without the hint "
+                       "(the agent's plays; the hinted arm plays the first hint_plays of the same seeds)")
+    hint_plays: int | None = Field(None, ge=1, description="seeds the hinted arm plays (unset: as many as "
+                                   "plays, paired seed for seed); the regret is then the hinted mean minus "
+                                   "the no-hint mean")
     seed: int = Field(0, description="seeds the corpus sampler, play seeds and sampling")
 
 
@@ -141,6 +147,16 @@ class DesignerSection(Section):
     memory: bool = Field(True, description="show the archive digest (off: the no-memory ablation)")
     corpus: bool = Field(True, description="ground on documents (off: the no-corpus ablation)")
     hint_writer: bool = Field(False, description="ask for the hint in a separate call")
+    hint_temperature: float | None = Field(None, ge=0.0, le=2.0, description="the separate hint call's "
+                                           "temperature (unset: the designer's)")
+    regenerate_every: int = Field(1, ge=1, description="iterations an environment set stays in play: the "
+                                  "agent trains on the same designed environments for this many iterations "
+                                  "(fresh seeds each), and the designer is paid and trained when the window "
+                                  "closes (1: a new set every iteration)")
+    skills: tuple[str, ...] = Field((), description="skills each design request names, e.g. "
+                                    "['Error_Recovery', 'Tool_Selection'] (empty: none)")
+    skill_weights: tuple[float, ...] = Field((), description="weights to draw skills by, one per skill "
+                                             "(empty: round robin)")
     novelty_threshold: float = Field(0.85, gt=0.0, le=1.0, description="MinHash similarity of a twin")
     invalid_penalty: float = Field(0.0, ge=0.0, description="an invalid design's reward is minus this")
     partial_credit: bool = Field(False, description="scale an invalid design's penalty by the share of "
@@ -148,6 +164,17 @@ class DesignerSection(Section):
     fixed_pool: str | None = Field(None, description="the fixed-environment baseline: 'examples', a folder "
                                    "of .py files or an earlier run; the designer is not asked")
     sampling: SamplingConfig = SamplingConfig(temperature=0.3, max_tokens=1024)
+
+    @model_validator(mode="after")
+    def _skill_weights(self) -> DesignerSection:
+        if self.skill_weights and len(self.skill_weights) != len(self.skills):
+            raise ValueError(f"skill_weights needs one weight per skill: {len(self.skills)} skills, "
+                             f"{len(self.skill_weights)} weights; give as many, or none for round robin")
+        if any(not (math.isfinite(w) and w > 0) for w in self.skill_weights):
+            raise ValueError("skill_weights must be finite numbers greater than 0; leave a skill out instead")
+        if len(set(self.skills)) != len(self.skills) or any(not s.strip() for s in self.skills):
+            raise ValueError("skills must be distinct, non-empty names")
+        return self
 
     @field_validator("forms")
     @classmethod
@@ -220,21 +247,70 @@ class LearnSection(Section):
     epochs: int = Field(1, ge=1, le=16, description="passes over each batch")
     min_tokens: int = Field(0, ge=0, description="a batch with fewer trained tokens takes no step "
                             "(Adam moves the weights as far for 8 tokens as for 8,000)")
+    tis_cap: float = Field(2.0, ge=0.0, description="a designer window's samples, trained when it closes "
+                           "(designer.regenerate_every > 1), are weighted per token by min(pi_now / pi_then, "
+                           "tis_cap): truncated importance sampling for the agent's updates in between "
+                           "(0: off)")
     keep_checkpoints: int = Field(2, ge=1, description="newest checkpoints kept in the run directory")
     sync_server: ServerKind | None = Field(None, description="with policy.kind = 'openai': vllm or sglang "
                                            "(adapter hot-load endpoints), or llama-cpp (spadework runs "
                                            "llama.cpp's server on policy.base_url, restarted per update)")
 
 
+class BlendSection(Section):
+    """The designer reward ``blend``'s weights, scales, band and ramp (the reference's tool-use recipe)."""
+
+    regret_weight: float = Field(0.4, ge=0.0, description="weight of clip(regret / regret_scale, 0, 1)")
+    plateau_weight: float = Field(0.6, ge=0.0, description="weight of the plateau of the no-hint win rate")
+    lp_weight: float = Field(0.0, ge=0.0, description="weight of micro learning potential / lp_scale")
+    frontier_weight: float = Field(0.0, ge=0.0, description="weight of the frontier penalty (subtracted)")
+    regret_scale: float = Field(0.15, gt=0.0, description="a regret this large or more pays in full")
+    lp_scale: float = Field(0.10, gt=0.0, description="micro learning potential is divided by this")
+    frontier_scale: float = Field(0.08, gt=0.0, description="(win rate - band centre)^2 is divided by this")
+    band_low: float = Field(0.4, ge=0.0, le=1.0, description="lowest no-hint win rate the plateau pays "
+                            "in full")
+    band_high: float = Field(0.6, ge=0.0, le=1.0, description="highest win rate the plateau pays in full")
+    ramp: float = Field(0.25, gt=0.0, description="outside the band the plateau falls to 0 over this")
+    mask_negative: bool = Field(True, description="leave designs whose blend is negative out of the "
+                                "designer's update")
+
+    @model_validator(mode="after")
+    def _band(self) -> BlendSection:
+        if self.band_low > self.band_high:
+            raise ValueError(f"band_low ({self.band_low}) is above band_high ({self.band_high})")
+        return self
+
+    def settings(self) -> BlendSettings:
+        """The blend's settings as the reward functions take them."""
+        from spadework.rewards.designer import BlendSettings
+
+        return BlendSettings(**self.model_dump())
+
+
 class RewardsSection(Section):
     """How designs and episodes are paid: the designer's reward and the regret's interval."""
 
-    group_by_domain: bool = Field(False, description="centre designer rewards within each domain")
+    group_by: AdvantageGroup = Field(AdvantageGroup.NONE, description="centre designer rewards within "
+                                     "each group: none (across the designs), domain (of the document) or "
+                                     "skill (``designer.skills``)")
     designer: DesignerReward = Field(DesignerReward.REGRET, description="what a valid design earns: regret "
-                                     "(the paper's mean lift of the hint) or regret_lcb (the lower end of "
-                                     "its interval, clipped at 0; needs more than 2 plays to pay anything)")
+                                     "(the paper's mean lift of the hint), regret_lcb (the lower end of its "
+                                     "interval, clipped at 0), plateau (a no-hint win rate in the band), "
+                                     "learning_potential (the win rate's rise over the window) or blend "
+                                     "(the reference's mix, [rewards.blend])")
     confidence: float = Field(CONFIDENCE, gt=0.0, lt=1.0, description="two-sided confidence of every "
                               "regret interval (archive, report, regret_lcb)")
+    blend: BlendSection = BlendSection()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _group_by_domain(cls, data: Any) -> Any:
+        """Runs written before ``group_by`` said ``group_by_domain = true/false``."""
+        if isinstance(data, dict) and "group_by_domain" in data:
+            data = dict(data)
+            legacy = data.pop("group_by_domain")  # (a parent section has filled in the default group_by)
+            data["group_by"] = AdvantageGroup.DOMAIN if legacy else AdvantageGroup.NONE
+        return data
 
 
 class ReplaySection(Section):
@@ -326,6 +402,9 @@ class RunConfig(Section):
         if self.agent.arms is Arms.NOHINT and not self.designer.fixed_pool:
             raise ValueError("agent.arms = 'nohint' plays no hinted arm, so designs would earn no regret; "
                              "use it with designer.fixed_pool (nothing designed), or set agent.arms = 'both'")
+        if self.rewards.group_by is AdvantageGroup.SKILL and not self.designer.skills:
+            raise ValueError("rewards.group_by = 'skill' needs designer.skills; name the skills, or group "
+                             "by 'domain' or 'none'")
         if self.agent.arms is Arms.NOHINT and self.replay.count:
             raise ValueError("agent.arms = 'nohint' leaves replayed environments' regret unmeasured; set "
                              "replay.count = 0, or agent.arms = 'both'")

@@ -155,7 +155,7 @@ def trainer_settings(section: LearnSection, seed: int) -> TrainerSettings:
                               clip_high=section.clip_high, aggregation=section.aggregation,
                               kl_coef=section.kl_coef, max_grad_norm=section.max_grad_norm,
                               micro_batch_tokens=section.micro_batch_tokens, epochs=section.epochs,
-                              min_tokens=section.min_tokens, seed=seed)
+                              min_tokens=section.min_tokens, seed=seed, tis_cap=section.tis_cap)
     return TrainerSettings(learner=learner, lora_rank=section.lora_rank, lora_alpha=section.lora_alpha,
                            lora_dropout=section.lora_dropout, lora_targets=tuple(section.lora_targets),
                            designer=section.designer, designer_attempt=section.designer_attempt,

@@ -123,15 +123,30 @@ class ReplayScore(StrEnum):
 
 
 class DesignerReward(StrEnum):
-    """Which figure of a valid design's regret the designer earns (``[rewards] designer``).
+    """What a valid design earns (``[rewards] designer``; ``spadework.rewards.designer``).
 
     ``regret`` is the paper's: the mean lift of the hint. ``regret_lcb`` is the lower end of the
     regret's interval, clipped at 0: one lucky hinted play earns little, a lift seen on many
-    seeds earns nearly its mean.
+    seeds earns nearly its mean. ``plateau`` pays a no-hint win rate inside a band (difficulty at
+    the agent's edge); ``learning_potential`` the rise of the agent's win rate over the
+    environment's window; ``blend`` the reference's weighted mix of them (``[rewards.blend]``).
     """
 
     REGRET = "regret"
     REGRET_LCB = "regret_lcb"
+    PLATEAU = "plateau"
+    LEARNING_POTENTIAL = "learning_potential"
+    BLEND = "blend"
+
+
+class AdvantageGroup(StrEnum):
+    """Within which groups the designer's rewards are centred (``[rewards] group_by``)."""
+
+    NONE = "none"
+    DOMAIN = "domain"
+    """the corpus domain of each design's document"""
+    SKILL = "skill"
+    """the skill each design was asked to exercise (``[designer] skills``)"""
 
 
 class HintStyle(StrEnum):

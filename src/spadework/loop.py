@@ -1,11 +1,13 @@
 """Self-play, one iteration at a time, read top to bottom like a recipe.
 
-An iteration: sample documents → the designer writes environments (with repair
-turns) → the validator judges them in the sandbox → the agent plays each valid one
-on K paired seeds, without and with the hint, and (with ``[replay]``) archived
-environments drawn by priority on fresh seeds → regret and rewards → the iteration's
-environments, metrics, the replayed environments' pooled regret and the loop state are
-committed to the archive in one transaction.
+An iteration: when a window opens (every ``designer.regenerate_every`` iterations; every one by
+default), sample documents → the designer writes environments (with repair turns) → the validator
+judges them in the sandbox. Then the agent plays the window's valid environments on fresh seeds
+without the hint (and, at the window's first step, with it), and (with ``[replay]``) archived
+environments drawn by priority → the agent's advantages; when the window closes, the designer's
+rewards from all its plays → one update → the iteration's environments, metrics, the window, the
+replayed environments' pooled regret and the loop state are committed to the archive in one
+transaction.
 
 Its bookkeeping costs what the iteration's designs cost, not what the archive holds: the memory
 digest and the replay candidates are queries of the archive's summaries, the near-duplicate index
@@ -27,19 +29,22 @@ from spadework.archive import Archive, DesignResult, EnvRecord, PlayResult
 from spadework.config import RunConfig
 from spadework.corpus import CorpusSampler, Document, cut_to_budget
 from spadework.designer import Design, DesignRequest, DesignSettings, MemoryDigest, build_digest, design_batch
-from spadework.designer.forms import allocate_forms
+from spadework.designer.forms import allocate_forms, allocate_skills
 from spadework.designer.memory import DEFAULT_BAND
 from spadework.designer.pool import PoolMember, draw_designs
 from spadework.designer.run_novelty import RunNovelty
 from spadework.diversity import DiversityTracker
 from spadework.engines import rollout_config, sampling
+from spadework.errors import UsageError
 from spadework.eval.tasks import TaskSpec
+from spadework.kinds import AdvantageGroup, Arms
+from spadework.learn.samples import TrainSample, with_advantages
 from spadework.metered import MeteredPolicy
 from spadework.outcomes import (
     DesignOutcome,
+    Payment,
     design_id,
     iteration_metrics,
-    outcome_of,
     play_seeds,
     validation_seeds,
     with_designer_advantages,
@@ -51,12 +56,17 @@ from spadework.rundir import append_metrics, write_atomically
 from spadework.sandbox import SandboxProtocol
 from spadework.tracking import Trackers
 from spadework.validate.checks import ValidatorConfig
+from spadework.window import Window, settled, window_metrics
 
 if TYPE_CHECKING:  # the learner (and torch) are imported only by runs that train
     from spadework.learn.trainer import Trainer
 
 NO_DOCUMENT = "(No document this time: choose any topic you like.)"
 EPISODES_DIR = "episodes"
+WINDOWS_DIR = "windows"
+"""Where a window that closes after the iteration that opened it keeps its designer samples."""
+ORIGIN = "run"
+"""The origin of the loop's archive records: ``run:i<iteration>:<design id>:a<attempt>``."""
 
 
 class Reporter(Protocol):
@@ -85,20 +95,23 @@ class LoopState:
     """What a resumed run needs besides the archive, committed with every iteration.
 
     >>> LoopState.from_json(LoopState({"position": 3}).to_json())
-    LoopState(sampler={'position': 3})
+    LoopState(sampler={'position': 3}, window=None)
     >>> LoopState.from_json(None)
-    LoopState(sampler=None)
+    LoopState(sampler=None, window=None)
     """
 
     sampler: dict[str, Any] | None = None
     """Where the corpus sampler stands (``CorpusSampler.state``); None: no corpus."""
+    window: Window | None = None
+    """The environment set in play and its plays so far (``Window``); None before the first."""
 
     def to_json(self) -> dict[str, Any]:
-        return {"sampler": self.sampler}
+        return {"sampler": self.sampler, "window": None if self.window is None else self.window.to_json()}
 
     @classmethod
     def from_json(cls, data: dict[str, Any] | None) -> LoopState:
-        return cls(sampler=(data or {}).get("sampler"))
+        data = data or {}
+        return cls(sampler=data.get("sampler"), window=Window.from_json(data.get("window")))
 
 
 @dataclass
@@ -124,6 +137,8 @@ class Loop:
     """Where each committed iteration's metrics also go (TensorBoard, W&B); by default nowhere."""
     novelty: RunNovelty | None = None
     """The run's near-duplicate index, kept across iterations; made from the archive when None."""
+    window: Window | None = None
+    """The environment set in play (a resumed run's, from its loop state); None: the next opens one."""
 
     def __post_init__(self) -> None:
         if self.novelty is None:
@@ -139,25 +154,43 @@ class Loop:
         """The seed of an iteration's random choices, from the run seed (repeatable runs)."""
         return self.config.run.seed * 100_003 + iteration
 
+    @property
+    def payment(self) -> Payment:
+        """How designs are paid (``[designer]`` penalty and credit, ``[rewards]``)."""
+        designer, rewards = self.config.designer, self.config.rewards
+        return Payment(designer.invalid_penalty, designer.partial_credit, rewards.designer,
+                       rewards.confidence, rewards.blend.settings())
+
     def run_iteration(self, iteration: int) -> dict[str, float]:
         """One iteration, committed whole; returns its metrics."""
         start = time.perf_counter()
-        documents = self.draw_documents()
-        designs = self.design(iteration, documents)
+        opening = self.window is None or not self.window.covers(iteration)
+        documents = self.draw_documents() if opening else []
+        designs = self.design(iteration, documents) if opening else []
         design_tokens, design_s = self.policy.take()
+        update_start = time.perf_counter()
+        remembered = self.open_window(iteration, designs) if opening else []
+        update_s = time.perf_counter() - update_start
         replays = self.draw_replays(iteration)
-        episodes = self.play(iteration, designs, replays.jobs())
+        episodes = self.play(iteration, replays.jobs())
         play_tokens, play_s = self.policy.take()
-        outcomes, designer_flat = self.score(designs, episodes)
+        window = self.current_window
+        step = window.step_outcomes(replays.others(episodes), self.payment)
+        self.window = window = window.with_step(iteration, step)
+        closing = window.closes(iteration)
+        closed, designer_flat = self.close(window) if closing else ([], None)
+        outcomes = settled(step, closed if closing else window.close(self.payment))
         replayed = replays.result(episodes, self.config.rewards.confidence)
-        metrics = iteration_metrics(designs, outcomes, replays.others(episodes), designer_flat,
-                                    self.config.agent.arms)
+        hinted = self.config.agent.arms if window.opens(iteration) else Arms.NOHINT
+        metrics = iteration_metrics(designs, outcomes, replays.others(episodes), designer_flat, hinted)
         metrics.update(replayed.metrics(len(episodes)))
+        if closing:
+            metrics.update(window_metrics(closed, self.payment))
         update_start = time.perf_counter()
         if self.trainer is not None:
-            metrics.update(self.trainer.train(designs, outcomes, episodes, designer=not self.pool,
-                                              replayed=replayed.outcomes))
-        update_s = time.perf_counter() - update_start
+            designer = self.designer_samples(window, designs, closed, remembered) if closing else []
+            metrics.update(self.trainer.train(designer, step, episodes, replayed=replayed.outcomes))
+        update_s += time.perf_counter() - update_start
         generated, seconds = design_tokens + play_tokens, design_s + play_s
         metrics.update({
             "perf/generated_tokens": float(generated),
@@ -166,10 +199,13 @@ class Loop:
             "corpus/documents_used": float(len(documents)) if self.sampler and not self.pool else 0.0,
         })
         self.save_episodes(iteration, episodes)
-        records = archive_records(iteration, designs, outcomes, episodes)
+        records = archive_records(iteration, designs, outcomes if opening else [], episodes,
+                                  paid=closing)
+        updates = {**replayed.updates(), **(self.window_updates(window, closed) if closing and not opening
+                                            else {})}
         if self.diversity is not None:
             metrics.update(self.diversity.measure(self.archive, records, iteration))
-        state = LoopState(self.sampler.state() if self.sampler else None)
+        state = LoopState(self.sampler.state() if self.sampler else None, window)
         if self.trainer is not None:  # checkpoint first: a committed iteration always has one
             publish_start = time.perf_counter()
             metrics.update(self.trainer.publish(self.trainer.checkpoint(iteration, state.to_json())))
@@ -178,7 +214,7 @@ class Loop:
         metrics.update(self.evaluate_held_out(iteration))
         metrics["perf/iteration_s"] = time.perf_counter() - start  # design, play, update, eval and the rest
         row = {"iteration": iteration, **metrics}
-        self.commit(iteration, records, row, state.to_json(), replayed.updates())
+        self.commit(iteration, records, row, state.to_json(), updates)
         append_metrics(self.run_dir, row)
         self.tracker.log(iteration, metrics)
         self.reporter.iteration_done(iteration, metrics)
@@ -203,14 +239,17 @@ class Loop:
         novelty = self.near_duplicates.batch()
         forms = allocate_forms(designer.forms or {designer.form: 1.0}, len(documents),
                                self.iteration_seed(iteration))
+        skills = allocate_skills(designer.skills, designer.skill_weights, len(documents),
+                                 self.iteration_seed(iteration), start=iteration * len(documents))
         self.reporter.phase(f"iteration {iteration}: designing", designer.max_attempts)
-        requests = [DesignRequest(i, d, f) for i, d, f in zip(ids, documents, forms, strict=True)]
+        requests = [DesignRequest(i, d, f, s)
+                    for i, d, f, s in zip(ids, documents, forms, skills, strict=True)]
         settings = DesignSettings(
             sampling=sampling(designer.sampling, self.iteration_seed(iteration)),
             max_attempts=designer.max_attempts, novelty=novelty,
             validator=ValidatorConfig(seeds=validation_seeds(self.config.run.seed, iteration)),
             temperature_step=designer.repair_temperature_step, retry=designer.retry,
-            hint_call=designer.hint_writer)
+            hint_call=designer.hint_writer, hint_temperature=designer.hint_temperature)
         return design_batch(self.policy, self.sandbox, requests, digest, settings)
 
     def draw_replays(self, iteration: int) -> ReplayPlan:
@@ -232,30 +271,78 @@ class Loop:
         if self.diversity is not None:
             self.diversity.committed(stored)
 
-    def play(self, iteration: int, designs: Sequence[Design],
-             replays: Sequence[PlayJob] = ()) -> list[Episode]:
-        """Every valid design on its paired seeds in the arms played (both, unless ``agent.arms`` says
-        otherwise), and the replays' jobs, in one batch."""
-        jobs = [
-            PlayJob(design.design_id, design.final.code or "", seed, arm)
-            for index, design in enumerate(designs) if design.valid
-            for seed in play_seeds(self.config.run.seed, iteration, index, self.config.run.plays)
-            for arm in self.config.agent.arms.played
-        ] + list(replays)
+    @property
+    def current_window(self) -> Window:
+        """The window in play (``open_window`` made it)."""
+        assert self.window is not None, "a window opens before anything is played"
+        return self.window
+
+    def open_window(self, iteration: int, designs: Sequence[Design]) -> list[TrainSample]:
+        """A new window of ``designs``; the designer's samples it keeps until it closes, when it closes
+        later (written to ``windows/`` for a resumed run) and the designer is trained."""
+        length = self.config.designer.regenerate_every
+        self.window = Window.open(iteration, length, designs, self.payment)
+        if self.trainer is None or self.pool or length == 1:
+            return []
+        samples = self.trainer.remember(designs)
+        folder = self.run_dir / WINDOWS_DIR
+        folder.mkdir(exist_ok=True)
+        write_atomically(folder / f"designer-{iteration:04d}.jsonl",
+                         "".join(json.dumps(s.to_json()) + "\n" for s in samples))
+        return samples
+
+    def close(self, window: Window) -> tuple[list[DesignOutcome], list[str]]:
+        """The window's designs paid from all their plays, their advantages centred (per domain or
+        skill with ``rewards.group_by``), and the groups that had no variance."""
+        group_by = self.config.rewards.group_by
+        groups = None if group_by is AdvantageGroup.NONE else [
+            (d.domain if group_by is AdvantageGroup.DOMAIN else d.skill) or "none" for d in window.designs]
+        return with_designer_advantages(window.close(self.payment), groups)
+
+    def designer_samples(self, window: Window, designs: Sequence[Design], closed: Sequence[DesignOutcome],
+                         remembered: Sequence[TrainSample]) -> list[TrainSample]:
+        """The closing window's designer samples, paid (none for a fixed pool): its designs' replies
+        when it closes where it opened, else those ``open_window`` kept (read back after a resume)."""
+        assert self.trainer is not None
+        if self.pool:
+            return []
+        if window.length == 1:
+            return self.trainer.designer_samples(designs, closed)
+        if not remembered:
+            path = self.run_dir / WINDOWS_DIR / f"designer-{window.start:04d}.jsonl"
+            if not path.exists():
+                raise UsageError(f"{path} is missing: the designer's samples of the window opened at "
+                                 f"iteration {window.start} cannot be trained; restore the file, or start "
+                                 "a new run")
+            remembered = [TrainSample.from_json(json.loads(line))
+                          for line in path.read_text(encoding="utf-8").splitlines() if line]
+        return with_advantages(remembered, closed)
+
+    def window_updates(self, window: Window, closed: Sequence[DesignOutcome]) -> dict[int, dict[str, Any]]:
+        """What the closing window's pay changes in its designs' archived final attempts."""
+        ids = self.archive.final_ids(f"{ORIGIN}:i{window.start}:")
+        return {ids[o.design_id]: {"designer_reward": o.reward, "designer_advantage": o.advantage,
+                                   **({"designer_score": o.score.to_json()} if o.score is not None else {})}
+                for o in closed if o.design_id in ids}
+
+    def window_jobs(self, iteration: int) -> list[PlayJob]:
+        """The window's live designs on this iteration's seeds: ``run.plays`` without the hint, and at
+        the window's first step ``run.hint_plays`` (as many, unless set) with it, the first seeds alike."""
+        run, window = self.config.run, self.current_window
+        hint_plays = (run.hint_plays or run.plays) if window.opens(iteration) else 0
+        counts = {Arm.NOHINT: run.plays, Arm.HINT: hint_plays}
+        return [PlayJob(design.design_id, design.code, seed, arm)
+                for design in window.live
+                for k, seed in enumerate(play_seeds(run.seed, iteration, design.index, max(counts.values())))
+                for arm in self.config.agent.arms.played if k < counts[arm]]
+
+    def play(self, iteration: int, replays: Sequence[PlayJob] = ()) -> list[Episode]:
+        """The window's jobs (``window_jobs``) and the replays' jobs, in one batch."""
+        jobs = self.window_jobs(iteration) + list(replays)
         agent = self.config.agent
         self.reporter.phase(f"iteration {iteration}: playing {len(jobs)} episodes", agent.max_turns)
         rollout = rollout_config(agent, sampling(agent.sampling, self.iteration_seed(iteration)))
         return run_plays(self.policy, self.sandbox, jobs, rollout) if jobs else []
-
-    def score(self, designs: Sequence[Design], episodes: Sequence[Episode]):
-        penalty = self.config.designer.invalid_penalty
-        partial = self.config.designer.partial_credit
-        rewards = self.config.rewards
-        outcomes = [outcome_of(d, [e for e in episodes if e.env_id == d.design_id], penalty, partial,
-                               designer=rewards.designer, confidence=rewards.confidence)
-                    for d in designs]
-        groups = [d.domain or "none" for d in designs] if self.config.rewards.group_by_domain else None
-        return with_designer_advantages(outcomes, groups)
 
     def evaluate_held_out(self, iteration: int) -> dict[str, float]:
         """``eval/...`` accuracies of the policy as it now is, every ``eval.every`` iterations."""
@@ -301,9 +388,10 @@ def sample_transcript(episode: Episode) -> dict[str, Any]:
 
 def archive_records(
     iteration: int, designs: Sequence[Design], outcomes: Sequence[DesignOutcome],
-    episodes: Sequence[Episode],
+    episodes: Sequence[Episode], *, paid: bool = True,
 ) -> list[EnvRecord]:
-    """One record per attempt of every design; the final valid attempt carries the results."""
+    """One record per attempt of every design; the final valid attempt carries the results, and
+    its designer's reward once ``paid`` (a window that closes later updates it then)."""
     records = []
     for design, outcome in zip(designs, outcomes, strict=True):
         play = play_result(outcome, [e for e in episodes if e.env_id == design.design_id]) \
@@ -313,13 +401,14 @@ def archive_records(
             result = DesignResult(
                 iteration=iteration, design_id=design.design_id, attempt=attempt.attempt,
                 document_id=design.document_id, domain=design.domain, final=final,
-                designer_reward=outcome.reward if final else None,
-                designer_advantage=outcome.advantage if final else None,
+                designer_reward=outcome.reward if final and paid else None,
+                designer_advantage=outcome.advantage if final and paid else None,
                 play=play if final else None, form=None if design.form is None else design.form.value,
+                skill=design.skill, score=outcome.score if final and paid else None,
             )
             source = attempt.code if attempt.code is not None else attempt.reply
             records.append(EnvRecord.new(source, attempt.verdict,
-                                         f"run:i{iteration}:{design.design_id}:a{attempt.attempt}",
+                                         f"{ORIGIN}:i{iteration}:{design.design_id}:a{attempt.attempt}",
                                          design=result))
     return records
 

@@ -10,18 +10,16 @@ from dataclasses import dataclass, replace
 from spadework.designer import Design
 from spadework.rewards import (
     CONFIDENCE,
+    BlendSettings,
     DesignerReward,
+    DesignerScore,
     RegretEstimate,
     centred_advantages,
-    designer_regret,
     designer_reward,
-    group_advantages,
     mean,
-    regret_estimate,
     solve_rate,
 )
 from spadework.rollout import Arm, Arms, EndReason, Episode
-from spadework.rollout.audit import void_reason
 
 _DESIGN_ID = re.compile(r"i(\d+)-d(\d+)")
 
@@ -77,12 +75,16 @@ class DesignOutcome:
 
     Attributes:
         regret: the paper's hint-based regret (0.0 when invalid or not played).
-        reward: the designer's reward: under ``[rewards] designer``, a figure of the regret when
-            valid, the invalid penalty when not.
+        reward: the designer's reward: under ``[rewards] designer``, a figure of its plays when
+            valid (``score.reward``), the invalid penalty when not.
         estimate: the regret with its interval over the paired seeds; None when the design was
             invalid, not played, or voided.
         voided: why its played episodes cannot pay regret (``rollout.audit.void_reason``): it then
             earns the invalid penalty, and its agent advantages are zero; None when they held up.
+        score: every component of a valid, played design's reward (regret, plateau, micro learning
+            potential, blend); None otherwise.
+        left_out: the designer's update leaves it out (a negative blend, masked): advantage 0, and
+            the others are centred without it.
     """
 
     design_id: str
@@ -96,6 +98,8 @@ class DesignOutcome:
     agent_zero_variance: bool = False
     estimate: RegretEstimate | None = None
     voided: str | None = None
+    score: DesignerScore | None = None
+    left_out: bool = False
 
 
 def check_progress(design: Design) -> float:
@@ -112,36 +116,37 @@ def check_progress(design: Design) -> float:
     return sum(c.passed for c in checks) / len(checks) if checks else 0.0
 
 
-def outcome_of(design: Design, episodes: Sequence[Episode], invalid_penalty: float,
-               partial_credit: bool = False, *, designer: DesignerReward = DesignerReward.REGRET,
-               confidence: float = CONFIDENCE) -> DesignOutcome:
-    """Regret and rewards of one design from its episodes (both arms, same seeds). Played without
-    the hinted arm (``Arms.NOHINT``), it has no regret estimate: regret 0, the agent's advantages as
-    ever.
+@dataclass(frozen=True)
+class Payment:
+    """How designs are paid (``[designer]`` and ``[rewards]``).
 
-    Args:
-        design: the design, valid or not.
-        episodes: its episodes, both arms on the same seeds (none when it was not played).
+    Attributes:
         invalid_penalty: what an invalid design costs (``designer.invalid_penalty``).
         partial_credit: an invalid design's penalty shrinks with the checks it passed.
-        designer: which figure of the regret a valid design earns (``rewards.designer``).
+        designer: what a valid design earns (``rewards.designer``).
         confidence: two-sided confidence of the regret's interval (``rewards.confidence``).
+        blend: the blend's weights, band and ramp (``rewards.blend``).
     """
-    voided = void_reason(episodes) if design.valid else None
-    if voided is not None:
-        penalty = designer_reward(False, 0.0, invalid_penalty)  # cheating never pays more than failing
-        return voided_outcome(design.design_id, episodes, voided, penalty)
-    nohint, hint = paired_scores(episodes)
-    estimate = regret_estimate(hint, nohint, confidence) if design.valid and nohint and hint else None
-    earned = designer_regret(estimate, designer) if estimate is not None else 0.0
-    advantages, flat = group_advantages(nohint) if nohint else ([], False)
-    return DesignOutcome(
-        design_id=design.design_id, valid=design.valid, scores_nohint=nohint, scores_hint=hint,
-        regret=estimate.regret if estimate is not None else 0.0,
-        reward=designer_reward(design.valid, earned, invalid_penalty,
-                               check_progress(design) if partial_credit else 0.0),
-        agent_advantages=tuple(advantages), agent_zero_variance=flat, estimate=estimate,
-    )
+
+    invalid_penalty: float = 0.0
+    partial_credit: bool = False
+    designer: DesignerReward = DesignerReward.REGRET
+    confidence: float = CONFIDENCE
+    blend: BlendSettings = BlendSettings()
+
+    def invalid(self, design: Design) -> float:
+        """What an invalid design earns (minus the penalty, less the checks it passed with partial credit)."""
+        return designer_reward(False, 0.0, self.invalid_penalty,
+                               check_progress(design) if self.partial_credit else 0.0)
+
+    @property
+    def voided(self) -> float:
+        """What a design whose plays failed their audit earns: cheating never pays more than failing."""
+        return designer_reward(False, 0.0, self.invalid_penalty)
+
+
+PAPER = Payment()
+"""The paper's payment: regret, no penalty for an invalid design."""
 
 
 def voided_outcome(design_id: str, episodes: Sequence[Episode], reason: str, reward: float) -> DesignOutcome:
@@ -161,18 +166,30 @@ def paired_scores(episodes: Sequence[Episode]) -> tuple[tuple[float, ...], tuple
 def with_designer_advantages(
     outcomes: Sequence[DesignOutcome], groups: Sequence[str] | None
 ) -> tuple[list[DesignOutcome], list[str]]:
-    """Centre the designer rewards across the iteration (optionally per group)."""
-    advantages, flat = centred_advantages([o.reward for o in outcomes], groups)
-    return [replace(o, advantage=a) for o, a in zip(outcomes, advantages, strict=True)], flat
+    """Centre the designer rewards across the designs (optionally per group); a design ``left_out``
+    of the update (a masked negative blend) gets advantage 0 and is not centred with the others.
+
+    >>> out = [DesignOutcome(f"d{i}", True, (), (), 0.0, r) for i, r in enumerate((0.0, 1.0))]
+    >>> masked = DesignOutcome("d2", True, (), (), 0.0, -0.5, left_out=True)
+    >>> [o.advantage for o in with_designer_advantages([*out, masked], None)[0]]
+    [-1.0, 1.0, 0.0]
+    """
+    kept = [i for i, o in enumerate(outcomes) if not o.left_out]
+    advantages, flat = centred_advantages([outcomes[i].reward for i in kept],
+                                          None if groups is None else [groups[i] for i in kept])
+    centred = dict(zip(kept, advantages, strict=True))
+    return [replace(o, advantage=centred.get(i, 0.0)) for i, o in enumerate(outcomes)], flat
 
 
 def iteration_metrics(
     designs: Sequence[Design], outcomes: Sequence[DesignOutcome], episodes: Sequence[Episode],
-    designer_flat: Sequence[str], arms: Arms = Arms.BOTH,
+    designer_flat: Sequence[str] | None = (), arms: Arms = Arms.BOTH,
 ) -> dict[str, float]:
     """The iteration's metrics under their stable names (perf/ figures are added by the loop), and
     ``form_metrics``'s for each design form the iteration asked for. Without the hinted arm
-    (``Arms.NOHINT``) the figures that need it (``HINTED_METRICS``) are left out, not reported as 0."""
+    (``Arms.NOHINT``, or a window's later steps) the figures that need it (``HINTED_METRICS``) are
+    left out, not reported as 0; so are the designer's pay (``PAID_METRICS``) when ``designer_flat``
+    is None (a window still open), and the design figures (``design/...``) when nothing was designed."""
     first_failed = [d for d in designs if not d.attempts[0].verdict.valid]
     valid = [o for o in outcomes if o.valid]
     estimates = [o.estimate for o in valid if o.estimate is not None]  # the valid designs played
@@ -190,7 +207,6 @@ def iteration_metrics(
         "reward/regret_mean": mean([o.regret for o in valid]),
         "reward/regret_ci_width": mean([e.width for e in estimates]),
         "reward/regret_positive_share": mean([1.0 if e.regret > 0 else 0.0 for e in estimates]),
-        "reward/designer_mean": mean([o.reward for o in outcomes]),
         "reward/voided": float(sum(o.voided is not None for o in outcomes)),
         "reward/agent_mean": mean([e.score for e in by_arm[Arm.NOHINT]]),
         "rollout/episodes": float(len(episodes)),
@@ -200,12 +216,14 @@ def iteration_metrics(
         "rollout/unboxed_rate": _ratio(sum(e.unboxed for e in episodes), sum(e.turns for e in episodes)),
         "rollout/env_error_rate": mean([1.0 if e.end is EndReason.ENV_ERROR else 0.0 for e in episodes]),
         "adv/agent_zero_variance_groups": float(sum(o.agent_zero_variance for o in valid)),
-        "adv/designer_zero_variance_groups": float(len(designer_flat)),
         **form_metrics(designs, outcomes, episodes),
     }
-    if Arm.HINT in arms.played:
-        return metrics
-    return {name: value for name, value in metrics.items() if name not in HINTED_METRICS}
+    if designer_flat is not None:
+        metrics.update({"reward/designer_mean": mean([o.reward for o in outcomes]),
+                        "adv/designer_zero_variance_groups": float(len(designer_flat))})
+    left_out = (HINTED_METRICS if Arm.HINT not in arms.played else frozenset()) | \
+        (frozenset(n for n in metrics if n.startswith("design/")) if not designs else frozenset())
+    return {name: value for name, value in metrics.items() if name not in left_out}
 
 
 HINTED_METRICS = frozenset({"rollout/solve_rate_hint", "reward/regret_mean", "reward/regret_ci_width",

@@ -99,7 +99,8 @@ def run(
         start = 0 if last is None else last[0] + 1
         committed = [metrics for _, metrics in archive.iterations()]
         rewrite_metrics(run_dir, committed)
-        sampler = open_sampler(config, LoopState.from_json(last[1] if last else None))
+        state = LoopState.from_json(last[1] if last else None)
+        sampler = open_sampler(config, state)
         reporter = reporter or SilentReporter()
         drop_uncommitted(run_dir, None if last is None else last[0])
         with ExitStack() as closing:  # closed in the reverse order of opening, whatever happens
@@ -120,7 +121,7 @@ def run(
             pool = load_pool(config.designer.fixed_pool, sandbox)[0] if config.designer.fixed_pool else ()
             loop = Loop(config=config, run_dir=run_dir, policy=metered, sandbox=sandbox, archive=archive,
                         sampler=sampler, reporter=reporter, trainer=trainer, pool=pool, diversity=diversity,
-                        held_out=held_out, tracker=trackers)
+                        held_out=held_out, tracker=trackers, window=state.window)
             for iteration in range(start, config.run.iterations):
                 loop.run_iteration(iteration)
         return RunSummary(run_dir, config.run.iterations, len(archive), archive.count(valid=True),

@@ -40,7 +40,8 @@ def test_resolved_config_round_trips_through_toml(tmp_path: Path):
         ("[agent.sampling]\ntemperature = 'hot'\n",
          "config field 'agent.sampling.temperature': Input should be a valid number"),
         ("[rewards]\ndesigner = 'lcb'\n",
-         "config field 'rewards.designer': Input should be 'regret' or 'regret_lcb'"),
+         "config field 'rewards.designer': Input should be 'regret', 'regret_lcb', 'plateau', "
+             "'learning_potential' or 'blend'"),
         ("[rewards]\nconfidence = 1.0\n",
          "config field 'rewards.confidence': Input should be less than 1"),
         ("[run\n", "not valid TOML"),

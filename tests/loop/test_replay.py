@@ -48,9 +48,9 @@ class RecordingTrainer(Trainer):
                          settings=TrainerSettings(max_sample_tokens=1 << 20), sync=None, run_dir=run_dir)
         self.calls: list[dict] = []
 
-    def train(self, designs, outcomes, episodes, *, designer=True, replayed=()):
-        samples = self.samples(designs, outcomes, episodes, designer=designer, replayed=replayed)
-        self.calls.append({"designs": list(designs), "replayed": list(replayed), "samples": samples})
+    def train(self, designer, outcomes, episodes, replayed=()):
+        samples = self.samples(designer, outcomes, episodes, replayed)
+        self.calls.append({"designer": list(designer), "replayed": list(replayed), "samples": samples})
         return {}
 
     def checkpoint(self, iteration, loop_state):
@@ -208,7 +208,7 @@ def test_the_agent_learns_from_replays_and_the_designer_does_not(replayed: Repla
         ids = {f"i{iteration}-r{rid}" for rid, groups in replays_by_record(replayed.run_dir).items()
                if iteration in groups}
         assert {o.design_id for o in call["replayed"]} == ids
-        assert not {d.design_id for d in call["designs"]} & ids
+        assert not {s.design_id for s in call["designer"]} & ids
         for outcome in call["replayed"]:
             assert outcome.reward == outcome.advantage == 0.0
             assert list(outcome.agent_advantages) == group_advantages(outcome.scores_nohint)[0]

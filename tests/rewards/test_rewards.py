@@ -13,8 +13,8 @@ from spadework.rewards import (
     RegretEstimate,
     agent_rewards,
     centred_advantages,
-    designer_regret,
     designer_reward,
+    designer_score,
     group_advantages,
     mean,
     paired_regret,
@@ -22,6 +22,11 @@ from spadework.rewards import (
     solve_rate,
 )
 from spadework.rollout import Arm
+
+
+def designer_regret(estimate: RegretEstimate, mode: DesignerReward = DesignerReward.REGRET) -> float:
+    """The regret figure a design earns under ``mode``, its plays aside (``DesignerScore.reward``)."""
+    return designer_score(estimate, [[]]).reward(mode)
 
 
 def test_paired_regret_is_the_clipped_mean_gap():
@@ -113,7 +118,8 @@ def test_designer_regret_picks_the_point_or_the_lower_bound():
     assert designer_regret(estimate, DesignerReward.REGRET_LCB) == 0.125
     below = RegretEstimate(plays=2, mean_diff=-0.5, low=-0.9, high=0.2)
     assert designer_regret(below) == 0.0 and designer_regret(below, DesignerReward.REGRET_LCB) == 0.0
-    assert [mode.value for mode in DesignerReward] == ["regret", "regret_lcb"]
+    assert [mode.value for mode in DesignerReward] == ["regret", "regret_lcb", "plateau",
+                                                       "learning_potential", "blend"]
 
 
 def test_the_lcb_pays_little_for_one_lucky_play_and_most_for_a_steady_lift():

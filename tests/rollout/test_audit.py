@@ -15,12 +15,13 @@ import pytest
 
 from spadework.designer import Design
 from spadework.designer.design import DesignAttempt
-from spadework.outcomes import outcome_of, paired_scores, play_seeds, validation_seeds
+from spadework.outcomes import Payment, paired_scores, play_seeds, validation_seeds
 from spadework.policy.base import Completion, Role
 from spadework.rollout import Arm, PlayJob, RolloutConfig, run_plays
 from spadework.rollout.audit import void_reason
 from spadework.sandbox import InProcessSandbox
 from spadework.validate import ValidatorConfig, validate
+from spadework.window import outcome_of
 
 PLAYED = Path(__file__).parents[1] / "fixtures" / "envs" / "played"
 
@@ -70,7 +71,7 @@ def test_a_design_fair_on_small_seeds_passes_the_old_validation_seeds_but_not_dr
 def test_its_played_episodes_are_voided_with_the_reason_and_earn_the_invalid_penalty(sandbox):
     episodes = played("switch_on_large_seed", sandbox)
     assert [e.solved for e in episodes] == [False, True] * 2  # the hinted arm was handed the code
-    outcome = outcome_of(design("switch_on_large_seed"), episodes, invalid_penalty=0.5)
+    outcome = outcome_of(design("switch_on_large_seed"), episodes, Payment(invalid_penalty=0.5))
     assert outcome.voided.startswith("a played episode's hint leaks its answer: seed ")
     assert "the hint gives away the answer" in outcome.voided
     assert (outcome.regret, outcome.reward, outcome.estimate) == (0.0, -0.5, None)
@@ -105,7 +106,7 @@ def test_the_arms_see_the_same_calls_so_watching_for_the_hint_pays_both(sandbox)
 def test_a_fair_design_is_played_checked_and_kept(sandbox):
     episodes = played("fair_sum", sandbox)
     assert all(e.check is not None and e.check.problem is None and e.check.contrast for e in episodes)
-    outcome = outcome_of(design("fair_sum"), episodes, invalid_penalty=0.5)
+    outcome = outcome_of(design("fair_sum"), episodes, Payment(invalid_penalty=0.5))
     assert outcome.voided is None and outcome.valid and outcome.reward == outcome.regret == 0.0
 
 

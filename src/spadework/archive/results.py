@@ -6,6 +6,8 @@ under stable names that runs have always written::
 
     iteration, design_id, attempt, document_id, domain, final,
     form                                                       # when the designer was asked for one
+    skill                                                      # when the request named one
+    designer_score                                             # the components, once its window closed
     designer_reward, designer_advantage                        # the final attempt only
     description, scores_nohint, scores_hint, solve_rate_nohint,
     solve_rate_hint, regret, transcripts                       # the final valid attempt only
@@ -22,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from spadework.rewards import RegretEstimate
+from spadework.rewards import DesignerScore, RegretEstimate
 
 
 @dataclass(frozen=True)
@@ -152,6 +154,10 @@ class DesignResult:
         play: what the plays showed; only on the final attempt of a valid design.
         form: the design form the designer was asked for (``answer``, ``game``, ``tool``); None when
             it was not asked for one (a fixed pool) or the record predates forms.
+        skill: the skill the request named (``[designer] skills``); None when it named none.
+        score: every component of the designer's reward over the design's window (regret,
+            plateau, micro learning potential, blend); None until the window closed, or when the
+            design was not played in both arms.
     """
 
     iteration: int
@@ -164,6 +170,8 @@ class DesignResult:
     designer_advantage: float | None = None
     play: PlayResult | None = None
     form: str | None = None
+    skill: str | None = None
+    score: DesignerScore | None = None
 
     def to_metrics(self) -> dict[str, Any]:
         """The attempt as a record's metrics, under the names every run has written.
@@ -178,6 +186,10 @@ class DesignResult:
         True
         >>> DesignResult(3, "d1", 1, "doc", None, False, form="tool").to_metrics()["form"]
         'tool'
+        >>> scored = DesignResult(3, "d1", 1, "doc", None, True, 0.9, 0.1, skill="Error_Recovery",
+        ...                       score=DesignerScore(0.25, 0.0, 0.5, 1.0, 0.0, 0.0, 0.9, False))
+        >>> DesignResult.from_metrics(scored.to_metrics()) == scored
+        True
         """
         metrics: dict[str, Any] = {
             "iteration": self.iteration, "design_id": self.design_id, "attempt": self.attempt,
@@ -185,6 +197,10 @@ class DesignResult:
         }
         if self.form is not None:
             metrics["form"] = self.form
+        if self.skill is not None:
+            metrics["skill"] = self.skill
+        if self.score is not None:
+            metrics["designer_score"] = self.score.to_json()
         if self.designer_reward is not None or self.designer_advantage is not None:
             metrics.update({"designer_reward": self.designer_reward,
                             "designer_advantage": self.designer_advantage})
@@ -222,7 +238,21 @@ class DesignResult:
             designer_reward=_number(metrics.get("designer_reward")),
             designer_advantage=_number(metrics.get("designer_advantage")),
             play=PlayResult.from_metrics(metrics), form=_text(metrics.get("form")),
+            skill=_text(metrics.get("skill")), score=_score(metrics.get("designer_score")),
         )
+
+
+def _score(value: Any) -> DesignerScore | None:
+    """A stored ``designer_score``; None when absent or not whole.
+
+    >>> s = DesignerScore(0.25, 0.0, 0.5, 1.0, 0.0, 0.0, 0.9, False)
+    >>> _score(s.to_json()) == s, _score({"regret": 1}), _score(None)
+    (True, None, None)
+    """
+    try:
+        return DesignerScore.from_json(value) if isinstance(value, dict) else None
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 def _is_int(value: Any) -> bool:

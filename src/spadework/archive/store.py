@@ -180,6 +180,15 @@ class Archive:
             ).fetchone()
         return None if row is None else (row[0], json.loads(row[1]))
 
+    def final_ids(self, origin_prefix: str) -> dict[str, int]:
+        """The id of the newest record under each origin that starts with ``origin_prefix``, by the
+        origin's middle part: for the loop's origins ``run:i<iteration>:<design id>:a<attempt>`` and
+        the prefix ``run:i<iteration>:``, each design's final attempt by design id."""
+        with self._read() as conn:
+            rows = conn.execute("SELECT id, origin FROM environments WHERE substr(origin, 1, ?) = ?"
+                                " ORDER BY id", (len(origin_prefix), origin_prefix)).fetchall()
+        return {origin[len(origin_prefix):].rpartition(":")[0]: id for id, origin in rows}
+
     def get(self, id: int) -> EnvRecord:
         """Return the record with ``id``.
 

@@ -109,7 +109,8 @@ def run_calibration(spec: PolicySpec, files: Sequence[CalibrationFile], seeds: S
     policy = load_eval_policy(spec, build)
     try:
         with Sandbox() as sandbox:
-            return calibrate(files, policy, sandbox, calibration_rollout(spec.config), seeds)
+            return calibrate(files, policy, sandbox, calibration_rollout(spec.config), seeds,
+                             spec.config.rewards.blend.settings())
     finally:
         policy.close()
 

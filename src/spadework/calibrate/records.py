@@ -8,6 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from spadework.calibrate.stats import PairedScores, RankCorrelation, Separation, rank_correlation, separation
+from spadework.rewards import REFERENCE_BLEND, BlendSettings, DesignerReward, DesignerScore, designer_score
+
+WINDOWLESS = (DesignerReward.REGRET, DesignerReward.REGRET_LCB, DesignerReward.PLATEAU, DesignerReward.BLEND)
+"""The designer rewards a calibration can rank: those that need no window of agent updates (its plays
+are one step, so learning potential is 0 and the blend has none of it)."""
 
 
 class Kind(StrEnum):
@@ -116,7 +121,13 @@ class EnvResult:
         """Whether it counts in the rank correlation: played, of a kind with an expected score."""
         return self.scores is not None and self.kind.expected is not None
 
-    def to_json(self) -> dict[str, Any]:
+    def score(self, blend: BlendSettings = REFERENCE_BLEND) -> DesignerScore | None:
+        """Every designer-reward component of its plays as one step; None when not played."""
+        if self.scores is None:
+            return None
+        return designer_score(self.scores.estimate(), [self.scores.nohint], blend)
+
+    def to_json(self, blend: BlendSettings = REFERENCE_BLEND) -> dict[str, Any]:
         data: dict[str, Any] = {"name": self.name, "path": str(self.path), "kind": self.kind.value,
                                 "expected": self.kind.expected, "screening": self.screening.value,
                                 "valid": self.screening.played, "reason": self.reason,
@@ -128,6 +139,7 @@ class EnvResult:
                         solve_rate_hint=self.scores.solve_rate(hinted=True), regret=estimate.regret,
                         regret_low=estimate.regret_low, regret_high=estimate.regret_high,
                         estimate=estimate.to_json())
+            data["designer_score"] = designer_score(estimate, [self.scores.nohint], blend).to_json()
         return data
 
 
@@ -138,20 +150,39 @@ class Calibration:
     results: tuple[EnvResult, ...]
     seeds: tuple[int, ...]
     isolation: str
+    blend: BlendSettings = REFERENCE_BLEND
+    """The blend's settings (the config's ``[rewards.blend]``) the reward variants are scored with."""
 
     def of_kind(self, kind: Kind) -> tuple[PairedScores, ...]:
         """The plays of the played environments of one kind."""
         return tuple(r.scores for r in self.results if r.kind is kind and r.scores is not None)
 
-    def correlation(self) -> RankCorrelation:
-        """Spearman's rho of the ranked environments' regrets against the expected order."""
-        pairs = [(r.kind.expected, r.scores.estimate().regret) for r in self.results
-                 if r.ranked and r.kind.expected is not None and r.scores is not None]
-        return rank_correlation([expected for expected, _ in pairs], [regret for _, regret in pairs])
+    def correlation(self, variant: DesignerReward = DesignerReward.REGRET) -> RankCorrelation:
+        """Spearman's rho of the ranked environments' designer rewards (regret unless ``variant`` says
+        otherwise) against the expected order."""
+        pairs = [(r.kind.expected, score.reward(variant)) for r in self.results
+                 if r.ranked and r.kind.expected is not None and (score := r.score(self.blend)) is not None]
+        return rank_correlation([expected for expected, _ in pairs], [reward for _, reward in pairs])
+
+    def correlations(self) -> dict[DesignerReward, RankCorrelation]:
+        """``correlation`` of every reward a calibration can rank (``WINDOWLESS``)."""
+        return {variant: self.correlation(variant) for variant in WINDOWLESS}
 
     def separation(self) -> Separation:
         """When the pooled frontier and easy regrets separate at 95%."""
         return separation(self.of_kind(Kind.FRONTIER), self.of_kind(Kind.EASY))
+
+    @classmethod
+    def from_report(cls, report: dict[str, Any], blend: BlendSettings = REFERENCE_BLEND) -> Calibration:
+        """The calibration a report (``calibrate.report.report_json``) was written from, its rewards
+        scored with ``blend``: so any report, old ones included, can be ranked by every reward."""
+        results = tuple(EnvResult(
+            Path(env["path"]), Kind(env["kind"]), Screening(env["screening"]), env["reason"],
+            env["failed_check"],
+            None if env["scores"] is None else PairedScores(tuple(env["scores"]["hint"]),
+                                                             tuple(env["scores"]["nohint"])),
+            int(env.get("env_errors", 0))) for env in report["environments"])
+        return cls(results, tuple(report["seeds"]), report["isolation"], blend)
 
     def with_screening(self, screening: Screening) -> tuple[EnvResult, ...]:
         return tuple(r for r in self.results if r.screening is screening)
@@ -160,6 +191,7 @@ class Calibration:
         return {
             "ranked": sum(1 for r in self.results if r.ranked),
             "spearman": self.correlation().to_json(),
+            "rewards": {variant.value: rho.to_json() for variant, rho in self.correlations().items()},
             "separation": self.separation().to_json(),
             "leaks_caught": [r.name for r in self.with_screening(Screening.LEAK_CAUGHT)],
             "leaks_missed": [r.name for r in self.with_screening(Screening.LEAK_MISSED)],

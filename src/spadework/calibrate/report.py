@@ -8,8 +8,11 @@
                        "failed_check", "scores": {"nohint": [...], "hint": [...]} | null, "env_errors",
                        # only when played:
                        "solve_rate_nohint", "solve_rate_hint", "regret", "regret_low", "regret_high",
-                       "estimate": {"plays", "mean_diff", "low", "high", "confidence"}}],
-     "summary": {"ranked", "spearman": {"rho", "p_value", "n", "meaning"},
+                       "estimate": {"plays", "mean_diff", "low", "high", "confidence"},
+                       "designer_score": {"regret", "regret_low", "win_rate", "plateau", "micro_lp",
+                                          "frontier", "blend", "masked"}}],
+     "summary": {"ranked", "spearman": {"rho", "p_value", "n", "meaning", "low", "high"},
+                 "rewards": {VARIANT: {"rho", "p_value", "n", "meaning", "low", "high"}},
                  "separation": {"reached", "k", "plays", "text", "frontier": ESTIMATE | null,
                                 "easy": ESTIMATE | null},
                  "leaks_caught": [names], "leaks_missed": [names], "rejected": [names]}}
@@ -18,7 +21,10 @@
 ``unranked``); ``expected`` its score in the expected order (1, 0, 0, null, null); ``screening`` the
 verdict read against the kind (``valid``, ``rejected``, ``leak caught``, ``LEAK MISSED``); ``scores``
 per seed in seed order; ``env_errors`` the episodes whose environment failed while played (scored
-0); ``regret_low``/``regret_high`` the regret's 95% interval (clipped at 0).
+0); ``regret_low``/``regret_high`` the regret's 95% interval (clipped at 0); ``designer_score`` every
+component of what the environment would earn its designer (``spadework.rewards.designer``), its plays
+read as one step; ``rewards`` Spearman's rho, with its 95% interval, of each designer reward a
+calibration can rank (regret, regret_lcb, plateau, blend) against the expected order.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from rich.table import Table
 from rich.text import Text
 
 from spadework.calibrate.records import Calibration, EnvResult, Kind, Screening
+from spadework.calibrate.stats import RankCorrelation
 from spadework.rollout import RolloutConfig
 
 CALIBRATION_DIR = "calibration"
@@ -55,7 +62,7 @@ def report_json(calibration: Calibration, policy: tuple[str, str], rollout: Roll
         "plays": len(calibration.seeds),
         "isolation": calibration.isolation,
         "rollout": rollout.to_json(),
-        "environments": [r.to_json() for r in calibration.results],
+        "environments": [r.to_json(calibration.blend) for r in calibration.results],
         "summary": calibration.summary_json(),
     }
 
@@ -113,7 +120,21 @@ def summary_lines(calibration: Calibration) -> list[Text]:
         lines.append(Text(f"Spearman's rho (regret against the expected order, {rho.n} environments): "
                           f"{rho.rho:+.2f} (p = {rho.p_value:.3f}); {_rho_word(rho.rho, rho.p_value)}"))
     lines.append(Text(f"Frontier above easy at 95%: {calibration.separation().describe()}"))
+    lines.append(Text("Designer rewards against the expected order: " + "; ".join(
+        f"{variant.value} {_rho_text(rho)}" for variant, rho in calibration.correlations().items())))
     return lines
+
+
+def _rho_text(rho: RankCorrelation) -> str:
+    """Rho with its interval, in a few characters.
+
+    >>> _rho_text(RankCorrelation(0.5, 0.1, 12)), _rho_text(RankCorrelation(None, None, 2))
+    ('+0.50 [-0.12, +0.84]', 'undefined')
+    """
+    if rho.rho is None:
+        return "undefined"
+    interval = rho.interval
+    return f"{rho.rho:+.2f}" + ("" if interval is None else f" [{interval[0]:+.2f}, {interval[1]:+.2f}]")
 
 
 def _rho_word(rho: float, p_value: float = 0.0) -> str:

@@ -17,6 +17,7 @@ from spadework.config import RunConfig
 from spadework.engines import rollout_config, sampling
 from spadework.errors import UsageError
 from spadework.policy.base import Policy
+from spadework.rewards import REFERENCE_BLEND, BlendSettings
 from spadework.rollout import Arm, EndReason, Episode, PlayJob, RolloutConfig, run_plays
 from spadework.sandbox import SandboxProtocol
 from spadework.validate import Verdict, read_source, validate
@@ -126,6 +127,7 @@ def calibrate(
     sandbox: SandboxProtocol,
     rollout: RolloutConfig,
     seeds: Sequence[int],
+    blend: BlendSettings = REFERENCE_BLEND,
 ) -> Calibration:
     """Validate every file, play the valid ones on ``seeds`` in both arms, and collect the results.
 
@@ -135,6 +137,7 @@ def calibrate(
         sandbox: validates and opens the environments (``Sandbox``; ``InProcessSandbox`` in tests).
         rollout: turn cap, context, concurrency and sampling (``calibration_rollout``).
         seeds: the paired seeds, the same in both arms and for every environment.
+        blend: the blend's settings the designer rewards are scored with (``[rewards.blend]``).
 
     Returns:
         The results in file order, the seeds and the sandbox's isolation.
@@ -153,4 +156,4 @@ def calibrate(
     episodes = run_plays(policy, sandbox, jobs, rollout) if jobs else []
     results = tuple(_played(result, episodes, str(index), seeds) if result.screening.played else result
                     for index, result in enumerate(screened))
-    return Calibration(results, seeds, sandbox.isolation.value)
+    return Calibration(results, seeds, sandbox.isolation.value, blend)

@@ -19,6 +19,7 @@ differences ``d_i = hint_i - nohint_i``; its regret and the regret's interval ar
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -117,8 +118,34 @@ class RankCorrelation:
     p_value: float | None
     n: int
 
+    @property
+    def interval(self) -> tuple[float, float] | None:
+        """Rho's 95% interval (``rho_interval``); None when rho is undefined or n < 4."""
+        return None if self.rho is None else rho_interval(self.rho, self.n)
+
     def to_json(self) -> dict[str, Any]:
-        return {"rho": self.rho, "p_value": self.p_value, "n": self.n, "meaning": RHO_MEANING}
+        interval = self.interval
+        return {"rho": self.rho, "p_value": self.p_value, "n": self.n, "meaning": RHO_MEANING,
+                "low": None if interval is None else interval[0],
+                "high": None if interval is None else interval[1]}
+
+
+def rho_interval(rho: float, n: int, z: float = 1.959963984540054) -> tuple[float, float] | None:
+    """A 95% interval of Spearman's rho from ``n`` pairs: Fisher's z with the standard error
+    ``sqrt(1.06 / (n - 3))`` of Fieller, Hartley and Pearson; None for n < 4.
+
+    atanh(0.5) = 0.5493, standard error sqrt(1.06 / 9) = 0.3432: tanh(0.5493 -+ 1.96 * 0.3432).
+
+    >>> [round(x, 3) for x in rho_interval(0.5, 12)]
+    [-0.123, 0.84]
+    >>> rho_interval(0.5, 3) is None, [round(x, 3) for x in rho_interval(1.0, 9)]
+    (True, [0.999, 1.0])
+    """
+    if n < 4:
+        return None
+    centre = math.atanh(max(-0.9999, min(0.9999, rho)))
+    half = z * math.sqrt(1.06 / (n - 3))
+    return math.tanh(centre - half), math.tanh(centre + half)
 
 
 def rank_correlation(expected: Sequence[float], regrets: Sequence[float]) -> RankCorrelation:

@@ -91,6 +91,7 @@ class Design:
         written_hint: the hint of the optional hint-writing call, when it was made.
         form: the form the designer was asked for; None when it was not asked (a fixed pool's
             environment, or a design stored before forms were kept).
+        skill: the skill the request named (``[designer] skills``); None when it named none.
     """
 
     design_id: str
@@ -99,6 +100,7 @@ class Design:
     attempts: tuple[DesignAttempt, ...]
     written_hint: str | None = None
     form: DesignForm | None = None
+    skill: str | None = None
 
     @property
     def final(self) -> DesignAttempt:
@@ -180,11 +182,13 @@ class DesignRequest:
         design_id: the design's id (``i3-d1``).
         document: what it is grounded on, its text already cut to the prompt's budget.
         form: what the designer is asked to write (an answer puzzle, a game, a tool world, ...).
+        skill: the skill the environment should exercise (``[designer] skills``); None: any.
     """
 
     design_id: str
     document: Document
     form: DesignForm = DesignForm.ANSWER
+    skill: str | None = None
 
 
 @dataclass(frozen=True)
@@ -202,6 +206,7 @@ class DesignSettings:
             ``novel`` when there is a ``novelty`` index.
         example: the example environment's source; the form's bundled one when None.
         hint_call: after the rounds, ask for a written hint of every valid design (one call).
+        hint_temperature: that call's temperature; None: the designer's.
         workers: replies validated at once (threads; useful with the process sandbox).
         temperature_step: how much each retry round raises the temperature.
         retry: what a failed design is asked in the next round.
@@ -214,6 +219,7 @@ class DesignSettings:
     checks: tuple[Check, ...] | None = None
     example: str | None = None
     hint_call: bool = False
+    hint_temperature: float | None = None
     workers: int = 1
     temperature_step: float = 0.0
     retry: Retry = Retry.FRESH
@@ -251,7 +257,8 @@ def design_batch(policy: Policy, sandbox: SandboxProtocol, requests: Sequence[De
     Raises:
         PolicyError: the backend failed or answered with the wrong number of completions.
     """
-    firsts = [tuple(render_design(r.document.text, digest, settings.example, r.form)) for r in requests]
+    firsts = [tuple(render_design(r.document.text, digest, settings.example, r.form, r.skill))
+              for r in requests]
     checks, novelty = settings.validator_checks(), settings.novelty
 
     def judge(item: tuple[int, Completion]) -> Verdict:
@@ -264,9 +271,13 @@ def design_batch(policy: Policy, sandbox: SandboxProtocol, requests: Sequence[De
     attempts = run_rounds(policy, firsts, settings.sampling, settings.max_attempts,
                           lambda order, cs: _map(judge, list(zip(order, cs, strict=True)), settings.workers),
                           settings.temperature_step, settings.retry)
-    designs = [Design(r.design_id, r.document.id, r.document.domain, tuple(tries), form=r.form)
+    designs = [Design(r.design_id, r.document.id, r.document.domain, tuple(tries), form=r.form, skill=r.skill)
                for r, tries in zip(requests, attempts, strict=True)]
-    return write_hints(policy, designs, settings.sampling) if settings.hint_call else designs
+    if not settings.hint_call:
+        return designs
+    hinting = settings.sampling if settings.hint_temperature is None else \
+        replace(settings.sampling, temperature=settings.hint_temperature)
+    return write_hints(policy, designs, hinting)
 
 
 ROUND_SEED_STRIDE = 7919

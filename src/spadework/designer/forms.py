@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from spadework.designer.prompts import DesignForm
 
@@ -72,3 +72,24 @@ def _check(weights: Mapping[DesignForm, float], count: int) -> None:
                          "instead of giving it 0")
     if count < 0:
         raise ValueError(f"the number of designs must be 0 or more, got {count}")
+
+
+def allocate_skills(skills: Sequence[str], weights: Sequence[float], count: int, seed: int,
+                    start: int = 0) -> list[str | None]:
+    """The skill each of ``count`` design requests names (``[designer] skills``): in turn from
+    ``start`` (round robin across iterations) without weights, drawn by weight with ``seed`` with
+    them; ``None`` for every request when there are no skills.
+
+    >>> allocate_skills(["a", "b", "c"], [], 4, seed=0, start=2)
+    ['c', 'a', 'b', 'c']
+    >>> allocate_skills([], [], 2, seed=0)
+    [None, None]
+    >>> drawn = allocate_skills(["a", "b"], [1.0, 9.0], 200, seed=1)
+    >>> 150 < drawn.count("b") < 200, drawn == allocate_skills(["a", "b"], [1.0, 9.0], 200, seed=1)
+    (True, True)
+    """
+    if not skills:
+        return [None] * count
+    if weights:
+        return list(random.Random(seed).choices(list(skills), weights=list(weights), k=count))
+    return [skills[(start + k) % len(skills)] for k in range(count)]

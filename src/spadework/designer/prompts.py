@@ -58,7 +58,8 @@ def system_message() -> Message:
 
 
 def render_design(
-    document: str, digest: MemoryDigest, example: str | None = None, form: DesignForm = DesignForm.ANSWER
+    document: str, digest: MemoryDigest, example: str | None = None, form: DesignForm = DesignForm.ANSWER,
+    skill: str | None = None,
 ) -> list[Message]:
     """The first prompt of a design: the example as an earlier exchange, then the request.
 
@@ -73,6 +74,8 @@ def render_design(
         example: the source of one complete example environment; ``None`` for the form's
             bundled one (``prompts/example_<form>.txt``, answering ``example_document_<form>.txt``).
         form: what the designer is asked to write.
+        skill: a skill the environment must exercise (``[designer] skills``), said in the request;
+            None: no line.
 
     Returns:
         ``[system, user (contract, example document), assistant (example), user (request)]``.
@@ -81,8 +84,19 @@ def render_design(
     example_document = template(f"example_document_{form}").template if example is None else ANY_TOPIC
     contract = template(f"design_{form}").substitute(document=example_document)
     request = template("design_next").substitute(document=document.strip(), memory=digest.render())
+    if skill is not None:
+        request = f"{request}\n\n{skill_line(skill)}"
     return [system_message(), Message(Role.USER, contract),
             Message(Role.ASSISTANT, f"```python\n{code}\n```"), Message(Role.USER, request)]
+
+
+def skill_line(skill: str) -> str:
+    """The request's line naming the skill to exercise.
+
+    >>> skill_line("Error_Recovery")
+    'Skill to exercise: Error Recovery. Make the task need this skill to be solved.'
+    """
+    return f"Skill to exercise: {skill.replace('_', ' ')}. Make the task need this skill to be solved."
 
 
 def repair_text(verdict: Verdict) -> str:

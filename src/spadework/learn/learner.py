@@ -20,7 +20,7 @@ from typing import Any
 import torch
 
 from spadework.learn.checkpoint import ADAPTER_DIR
-from spadework.learn.loss import policy_loss, token_logprobs
+from spadework.learn.loss import policy_loss, token_logprobs, truncated_is_weights
 from spadework.learn.samples import TrainRole, TrainSample
 from spadework.learn.settings import Aggregation, LearnerSettings
 from spadework.policy.hf import compute_device
@@ -31,7 +31,8 @@ RNG_FILE = "rng.pt"
 SHARDED_DIR = "sharded"
 """Under FSDP or DeepSpeed: every process's shard of the model and optimizer (accelerate's format)."""
 SHARDED = frozenset({"FSDP", "DEEPSPEED"})
-SUMS = ("loss", "clipped", "kl", "tokens", "designer_loss", "agent_loss", "kl_tail_tokens", "kl_tail")
+SUMS = ("loss", "clipped", "kl", "tokens", "designer_loss", "agent_loss", "kl_tail_tokens", "kl_tail",
+        "tis_tokens", "tis_weight", "tis_truncated")
 """What an update adds up over micro-batches (and processes)."""
 
 
@@ -52,6 +53,16 @@ def micro_batches(samples: Sequence[TrainSample], max_tokens: int) -> list[list[
         else:
             groups.append([index])
     return groups
+
+
+def behaviour_tensors(samples: Sequence[TrainSample], device: Any) -> tuple[torch.Tensor, torch.Tensor]:
+    """The samples' behaviour log-probs, right-padded to ``[B, T-1]``, and which rows carry them."""
+    width = max(len(s.ids) for s in samples) - 1
+    logp = torch.zeros((len(samples), max(width, 0)), dtype=torch.float32)
+    for row, sample in enumerate(samples):
+        logp[row, :len(sample.behaviour)] = torch.tensor(sample.behaviour, dtype=torch.float32)
+    present = torch.tensor([bool(s.behaviour) for s in samples])
+    return logp.to(device), present.to(device)
 
 
 def batch_tensors(samples: Sequence[TrainSample], pad_id: int, device: Any) -> tuple[torch.Tensor, ...]:
@@ -130,6 +141,20 @@ class Learner:
                 return token_logprobs(self.model(input_ids=ids, attention_mask=attention).logits, ids)
         return token_logprobs(self.model(input_ids=ids, attention_mask=attention).logits, ids)
 
+    def logprobs(self, samples: Sequence[TrainSample]) -> list[tuple[float, ...]]:
+        """Each sample's next-token log-probabilities (``len(ids) - 1``) under the policy as it is
+        now: the behaviour log-probs of samples trained later (``TrainSample.behaviour``)."""
+        out: list[tuple[float, ...]] = [() for _ in samples]
+        self.model.eval()
+        with torch.no_grad():
+            for group in micro_batches(samples, self.settings.micro_batch_tokens):
+                batch = [samples[i] for i in group]
+                ids, attention, _, _ = batch_tensors(batch, self.pad_id, self.device)
+                logp = self._logp(ids, attention).float().cpu()
+                for row, index in enumerate(group):
+                    out[index] = tuple(logp[row, :len(samples[index].ids) - 1].tolist())
+        return out
+
     def update(self, samples: Sequence[TrainSample]) -> dict[str, float]:
         """One update on ``samples``; returns its metrics (``learn/...``). No samples, or fewer
         trained tokens than ``min_tokens`` (``learn/skipped``): no step."""
@@ -170,20 +195,35 @@ class Learner:
             if k == len(fixed):
                 base = self._logp(ids, attention, base=True) if s.kl_coef > 0 else None
                 fixed.append(Fixed(logp.detach(), base))
+            weights, tis = self._tis(batch, fixed[k].old, mask)
             parts = policy_loss(logp, fixed[k].old, advantages, mask,
                                 aggregation=s.aggregation, denominator=denominator, clip_low=s.clip_low,
-                                clip_high=s.clip_high, ref_logp=fixed[k].base, kl_coef=s.kl_coef)
+                                clip_high=s.clip_high, ref_logp=fixed[k].base, kl_coef=s.kl_coef,
+                                weights=weights)
             # the processes' gradients are averaged, and the batch loss is their sum
             loss = parts.loss * (world * weight)
             (self.accelerator.backward(loss) if self.accelerator else loss.backward())
             per_role = _role_losses(batch, parts.sequence_losses)
             figures = [float(parts.loss.detach()), parts.clipped_tokens, parts.kl_sum, parts.tokens,
                        per_role[TrainRole.DESIGNER], per_role[TrainRole.AGENT], parts.kl_tail_tokens,
-                       parts.kl_tail_sum]
+                       parts.kl_tail_sum, *tis]
             sums += weight * torch.tensor(figures, dtype=torch.float64)
         if self.accelerator is not None:
             sums = self.accelerator.reduce(sums.to(self.device), reduction="sum").cpu()
         return dict(zip(SUMS, sums.tolist(), strict=True))
+
+    def _tis(self, batch: Sequence[TrainSample], old: torch.Tensor,
+             mask: torch.Tensor) -> tuple[torch.Tensor | None, tuple[float, float, float]]:
+        """Truncated importance weights of a micro-batch's samples from an earlier policy (None when
+        it has none, or ``tis_cap`` is 0), and their sums: tokens, weight, truncated tokens."""
+        cap = self.settings.tis_cap
+        if not cap or not any(s.behaviour for s in batch):
+            return None, (0.0, 0.0, 0.0)
+        behaviour, present = behaviour_tensors(batch, self.device)
+        weights = truncated_is_weights(old, behaviour, present, cap)
+        counted = mask * present.unsqueeze(-1).float()
+        truncated = (torch.exp(old - behaviour) > cap).float() * counted
+        return weights, (float(counted.sum()), float((weights * counted).sum()), float(truncated.sum()))
 
     def _metrics(self, samples: Sequence[TrainSample], sums: dict[str, float], tokens: float,
                  grad_norm: float, seconds: float, *, skipped: bool = False) -> dict[str, float]:
@@ -193,6 +233,9 @@ class Learner:
             "learn/tokens_per_s": tokens / seconds if seconds else 0.0,
             "learn/clip_fraction": sums["clipped"] / sums["tokens"] if sums["tokens"] else 0.0,
             "learn/updates": float(self.updates),
+            "learn/tis_weight_mean": sums["tis_weight"] / sums["tis_tokens"] if sums["tis_tokens"] else 0.0,
+            "learn/tis_truncated_fraction": (sums["tis_truncated"] / sums["tis_tokens"]
+                                             if sums["tis_tokens"] else 0.0),
         }
         if self.settings.kl_coef > 0:
             measured = sums["tokens"]  # the tokens the KL was measured on (none when no step)

@@ -64,6 +64,26 @@ def clipped_surrogate(
     return -torch.minimum(unclipped, clipped), clipped < unclipped
 
 
+def truncated_is_weights(old_logp: torch.Tensor, behaviour_logp: torch.Tensor, present: torch.Tensor,
+                         cap: float) -> torch.Tensor:
+    """Per-token truncated importance weights ``min(exp(old - behaviour), cap)`` for the ``[B, T]``
+    log-probs of sequences written by an earlier policy (``present`` [B] says which rows carry
+    behaviour log-probs; the others weigh 1). A designer's window is trained when it closes, after
+    the agent's updates have moved the shared adapter: the weight corrects for that, and the cap
+    keeps one token the policy now likes far more from dominating the update.
+
+    >>> old = torch.log(torch.tensor([[0.5, 0.4], [0.2, 0.2]]))
+    >>> then = torch.log(torch.tensor([[0.5, 0.1], [0.4, 0.1]]))
+    >>> truncated_is_weights(old, then, torch.tensor([True, False]), cap=2.0)
+    tensor([[1., 2.],
+            [1., 1.]])
+    >>> truncated_is_weights(old, then, torch.tensor([True, True]), cap=5.0)[:, 1]
+    tensor([4., 2.])
+    """
+    ratio = torch.exp(old_logp - behaviour_logp).clamp(max=cap)
+    return torch.where(present.unsqueeze(-1), ratio, torch.ones_like(ratio))
+
+
 def kl_k3(logp: torch.Tensor, ref_logp: torch.Tensor) -> torch.Tensor:
     """Per-token k3 estimate of KL(policy || reference); zero where they agree, never negative.
 
@@ -95,9 +115,10 @@ def aggregate(
 def policy_loss(
     logp: torch.Tensor, old_logp: torch.Tensor, advantages: torch.Tensor, mask: torch.Tensor, *,
     aggregation: Aggregation, denominator: float, clip_low: float = 0.2, clip_high: float = 0.2,
-    ref_logp: torch.Tensor | None = None, kl_coef: float = 0.0,
+    ref_logp: torch.Tensor | None = None, kl_coef: float = 0.0, weights: torch.Tensor | None = None,
 ) -> LossParts:
-    """The micro-batch's share of the batch loss: clipped surrogate plus ``kl_coef`` times KL.
+    """The micro-batch's share of the batch loss: clipped surrogate (times the per-token ``weights``
+    when given: ``truncated_is_weights``) plus ``kl_coef`` times KL.
 
     >>> logp = torch.log(torch.tensor([[0.5, 0.5]])); mask = torch.ones(1, 2)
     >>> parts = policy_loss(logp, logp, torch.tensor([2.0]), mask, aggregation=Aggregation.TOKEN_MEAN,
@@ -106,6 +127,8 @@ def policy_loss(
     (-2.0, 0.0, 2.0)
     """
     surrogate, clipped = clipped_surrogate(logp, old_logp, advantages, clip_low, clip_high)
+    if weights is not None:  # truncated importance sampling of samples from an earlier policy
+        surrogate = surrogate * weights
     shares = aggregate(surrogate, mask, aggregation, denominator)
     loss = shares.sum()
     kl_sum = tail_tokens = tail_sum = 0.0

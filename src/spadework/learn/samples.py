@@ -9,7 +9,7 @@ paired seeds. A sample with advantage 0.0 teaches nothing and is left out.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
@@ -37,7 +37,11 @@ class TrainSample:
         ids: token ids of the whole rendered conversation.
         mask: 1 on the tokens the loss counts (the trained role's replies), else 0.
         advantage: the same for every trained token of the sequence.
-        source: where it came from (a design id and attempt, or an episode), for logs.
+        source: where it came from (``<design id>/attempt-<n>``, or ``<env id>/seed-<seed>``).
+        behaviour: the log-probability of each next token (``len(ids) - 1``) under the policy that
+            wrote it, when it is trained later than it was written (a designer's window); the
+            update then weighs it by truncated importance sampling. Empty: written by the policy
+            being updated.
     """
 
     role: TrainRole
@@ -45,19 +49,30 @@ class TrainSample:
     mask: tuple[int, ...]
     advantage: float
     source: str
+    behaviour: tuple[float, ...] = ()
 
     @property
     def trained_tokens(self) -> int:
         return sum(self.mask)
 
+    @property
+    def design_id(self) -> str:
+        """The design or environment id its ``source`` starts with.
+
+        >>> TrainSample(TrainRole.DESIGNER, (), (), 1.0, "i4-d2/attempt-1").design_id
+        'i4-d2'
+        """
+        return self.source.partition("/")[0]
+
     def to_json(self) -> dict[str, Any]:
-        return {"role": self.role.value, "ids": list(self.ids), "mask": list(self.mask),
+        data = {"role": self.role.value, "ids": list(self.ids), "mask": list(self.mask),
                 "advantage": self.advantage, "source": self.source}
+        return {**data, "behaviour": list(self.behaviour)} if self.behaviour else data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TrainSample:
         return cls(TrainRole(data["role"]), tuple(data["ids"]), tuple(data["mask"]),
-                   float(data["advantage"]), data["source"])
+                   float(data["advantage"]), data["source"], tuple(data.get("behaviour", ())))
 
 
 def chosen_attempts(design: Design, choice: AttemptChoice) -> list[tuple[tuple[Message, ...], str]]:
@@ -105,16 +120,38 @@ def designer_samples(
     Each is rendered with the tokenizer's own chat template (``rollout.tokens.render_tokens``),
     trained on its last reply only.
     """
+    rendered = rendered_designs(designs, tokenizer, choice=choice, max_tokens=max_tokens)
+    return with_advantages(rendered, outcomes)
+
+
+def rendered_designs(
+    designs: Sequence[Design], tokenizer: Tokenizer, *, choice: AttemptChoice = AttemptChoice.FIRST,
+    max_tokens: int = 4096,
+) -> list[TrainSample]:
+    """The chosen replies of every design as samples, before they are paid (advantage 0.0): what a
+    window keeps until it closes (``with_advantages``)."""
     samples = []
-    for design, outcome in zip(designs, outcomes, strict=True):
-        if outcome.advantage == 0.0:
-            continue
+    for design in designs:
         for messages, label in chosen_attempts(design, choice):
-            sample = _sample(TrainRole.DESIGNER, messages, outcome.advantage, label, tokenizer, max_tokens,
-                             last_only=True)
+            sample = _sample(TrainRole.DESIGNER, messages, 0.0, label, tokenizer, max_tokens, last_only=True)
             if sample is not None:
                 samples.append(sample)
     return samples
+
+
+def with_advantages(samples: Sequence[TrainSample], outcomes: Sequence[DesignOutcome]) -> list[TrainSample]:
+    """The samples with the advantage of their design's outcome, those of a zero advantage (or of
+    no outcome) left out.
+
+    >>> from spadework.outcomes import DesignOutcome
+    >>> s = [TrainSample(TrainRole.DESIGNER, (1, 2), (0, 1), 0.0, f"d{i}/attempt-1") for i in range(3)]
+    >>> paid = [DesignOutcome("d0", True, (), (), 0.0, 1.0, advantage=0.5),
+    ...         DesignOutcome("d1", True, (), (), 0.0, 0.0, advantage=0.0)]
+    >>> [(x.source, x.advantage) for x in with_advantages(s, paid)]
+    [('d0/attempt-1', 0.5)]
+    """
+    advantage = {o.design_id: o.advantage for o in outcomes}
+    return [replace(s, advantage=advantage[s.design_id]) for s in samples if advantage.get(s.design_id, 0.0)]
 
 
 def agent_samples(

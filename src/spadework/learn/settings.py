@@ -25,6 +25,9 @@ class LearnerSettings:
             first steps move every weight by about ``lr`` whatever the batch, so a handful of
             tokens would move the adapter as far as thousands do.
         seed: torch's seed for the adapter's initialisation and dropout.
+        tis_cap: samples that carry the log-probabilities of the policy that wrote them (a
+            designer's window, trained when it closes) are weighted per token by
+            ``min(pi_now / pi_then, tis_cap)`` (truncated importance sampling); 0: not weighted.
     """
 
     lr: float = 1e-4
@@ -38,6 +41,7 @@ class LearnerSettings:
     epochs: int = 1
     min_tokens: int = 0
     seed: int = 0
+    tis_cap: float = 2.0
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +17,7 @@ from spadework.learn.checkpoint import LOOP_STATE_FILE, checkpoints, write_check
 from spadework.learn.distributed import Channel
 from spadework.learn.learner import Learner
 from spadework.learn.model import LoadedModel, with_lora
-from spadework.learn.samples import TrainSample, agent_samples, designer_samples
+from spadework.learn.samples import TrainSample, agent_samples, designer_samples, rendered_designs
 from spadework.learn.settings import TrainerSettings
 from spadework.learn.sync import WeightSync
 from spadework.outcomes import DesignOutcome
@@ -53,22 +53,42 @@ class Trainer:
         channel = Channel(accelerator) if accelerator is not None else None
         return cls(learner, base.tokenizer, settings, sync, run_dir, channel)
 
-    def samples(self, designs: Sequence[Design], outcomes: Sequence[DesignOutcome],
-                episodes: Sequence[Episode], *, designer: bool = True,
-                replayed: Sequence[DesignOutcome] = ()) -> list[TrainSample]:
-        """This iteration's samples: the designer's (unless frozen, or ``designer`` is False:
-        nothing was designed) and the agent's, on the new designs and on the ``replayed``
-        environments (their outcomes: the agent learns from a replay, the designer does not)."""
-        limit = self.settings.max_sample_tokens
-        designed = (designer_samples(designs, outcomes, self.tokenizer, choice=self.settings.designer_attempt,
-                                     max_tokens=limit) if self.settings.designer and designer else [])
-        return designed + agent_samples([*outcomes, *replayed], episodes, self.tokenizer, max_tokens=limit)
+    def designer_samples(self, designs: Sequence[Design],
+                         outcomes: Sequence[DesignOutcome]) -> list[TrainSample]:
+        """The designer's samples of a window closed in the iteration that opened it: the chosen
+        replies of its designs with their advantages (none when the designer is frozen)."""
+        if not self.settings.designer:
+            return []
+        return designer_samples(designs, outcomes, self.tokenizer, choice=self.settings.designer_attempt,
+                                max_tokens=self.settings.max_sample_tokens)
 
-    def train(self, designs: Sequence[Design], outcomes: Sequence[DesignOutcome],
-              episodes: Sequence[Episode], *, designer: bool = True,
-              replayed: Sequence[DesignOutcome] = ()) -> dict[str, float]:
+    def remember(self, designs: Sequence[Design]) -> list[TrainSample]:
+        """The designer's samples of a window that closes later, rendered now, each with the
+        log-probs of the policy that wrote it (``TrainSample.behaviour``; with ``tis_cap`` 0, or
+        under several learner processes, without them: not corrected). Paid with ``with_advantages``
+        when the window closes."""
+        if not self.settings.designer:
+            return []
+        samples = rendered_designs(designs, self.tokenizer, choice=self.settings.designer_attempt,
+                                   max_tokens=self.settings.max_sample_tokens)
+        if not samples or not self.settings.learner.tis_cap or self.channel is not None:
+            return samples
+        behaviour = self.learner.logprobs(samples)
+        return [replace(s, behaviour=logp) for s, logp in zip(samples, behaviour, strict=True)]
+
+    def samples(self, designer: Sequence[TrainSample], outcomes: Sequence[DesignOutcome],
+                episodes: Sequence[Episode], replayed: Sequence[DesignOutcome] = ()) -> list[TrainSample]:
+        """This iteration's samples: the ``designer``'s (a closing window's, already paid; none
+        otherwise) and the agent's on the environments played, new and ``replayed`` (their
+        outcomes: the agent learns from a replay, the designer does not)."""
+        agent = agent_samples([*outcomes, *replayed], episodes, self.tokenizer,
+                              max_tokens=self.settings.max_sample_tokens)
+        return [*designer, *agent]
+
+    def train(self, designer: Sequence[TrainSample], outcomes: Sequence[DesignOutcome],
+              episodes: Sequence[Episode], replayed: Sequence[DesignOutcome] = ()) -> dict[str, float]:
         """One update on the iteration's samples (``samples``); its ``learn/...`` metrics."""
-        samples = self.samples(designs, outcomes, episodes, designer=designer, replayed=replayed)
+        samples = self.samples(designer, outcomes, episodes, replayed)
         if self.channel is not None:
             self.channel.send("update", samples=[s.to_json() for s in samples])
         return self.learner.update(samples)

@@ -207,7 +207,29 @@ def scores_html(design: DesignResult | None) -> str:
             f'designer reward {"?" if reward is None else f"{reward:.3f}"}</p>')
     if play.voided:  # a played episode failed its audit: the regret was not paid
         note += f'<p class="bad">voided: {esc(play.voided[:1000])}</p>'
-    return table(["arm", "scores on the paired seeds", "solved"], rows) + note
+    if design is not None and design.skill:
+        note += f"<p>skill: {esc(design.skill)}</p>"
+    return table(["arm", "scores on the paired seeds", "solved"], rows) + note + score_html(design)
+
+
+def score_html(design: DesignResult | None) -> str:
+    """Every component of the designer's reward over the design's window ("" before it closed).
+
+    >>> from spadework.rewards import DesignerScore
+    >>> s = DesignerScore(0.25, 0.0, 0.5, 1.0, 0.0, 0.0, 1.0, False)
+    >>> d = DesignResult(0, "d", 1, None, None, True, score=s)
+    >>> "plateau" in score_html(d), score_html(DesignResult(0, "d", 1, None, None, True))
+    (True, '')
+    """
+    score = design.score if design is not None else None
+    if score is None:
+        return ""
+    cells = [f"{value:.3f}" for value in (score.regret, score.regret_low, score.win_rate, score.plateau,
+                                          score.micro_lp, score.frontier, score.blend)]
+    headers = ["regret", "regret lcb", "win rate", "plateau", "micro-LP", "frontier", "blend"]
+    masked = '<p class="note">masked: its negative blend was left out of the designer\'s update</p>' \
+        if score.masked else ""
+    return "<p>designer reward components (its window)</p>" + table(headers, [cells]) + masked
 
 
 def transcript_html(episode: Any, limits: Limits) -> str:

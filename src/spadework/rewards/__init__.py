@@ -1,5 +1,6 @@
-"""Pure functions: scores, hint-based regret, and advantages per role."""
+"""Pure functions: scores, hint-based regret, the designer's reward variants, advantages per role."""
 
+from spadework.kinds import DesignerReward
 from spadework.rewards.core import (
     ALL_GROUP,
     agent_rewards,
@@ -10,15 +11,22 @@ from spadework.rewards.core import (
     paired_regret,
     solve_rate,
 )
+from spadework.rewards.designer import (
+    REFERENCE_BLEND,
+    BlendSettings,
+    DesignerScore,
+    designer_score,
+    in_band,
+)
 from spadework.rewards.interval import (
     CONFIDENCE,
-    DesignerReward,
     RegretEstimate,
-    designer_regret,
+    arms_estimate,
     regret_estimate,
     z_of,
 )
 
-__all__ = ["ALL_GROUP", "CONFIDENCE", "DesignerReward", "RegretEstimate", "agent_rewards",
-           "centred_advantages", "designer_regret", "designer_reward", "group_advantages", "mean",
-           "paired_regret", "regret_estimate", "solve_rate", "z_of"]
+__all__ = ["ALL_GROUP", "CONFIDENCE", "REFERENCE_BLEND", "BlendSettings", "DesignerReward", "DesignerScore",
+           "RegretEstimate", "agent_rewards", "arms_estimate", "centred_advantages", "designer_reward",
+           "designer_score", "group_advantages", "in_band", "mean", "paired_regret", "regret_estimate",
+           "solve_rate", "z_of"]

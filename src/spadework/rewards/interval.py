@@ -19,12 +19,11 @@ is the pessimistic regret that ``[rewards] designer = "regret_lcb"`` pays.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
 from spadework.kinds import CONFIDENCE as CONFIDENCE
-from spadework.kinds import DesignerReward as DesignerReward
 
 Z95 = 1.959963984540054
 """The standard normal quantile of a two-sided 95% interval."""
@@ -184,29 +183,41 @@ def adjusted_interval(total: float, squares: float, count: int, z: float) -> tup
     return max(-1.0, centre - half), min(1.0, centre + half)
 
 
-_FIGURES: dict[DesignerReward, Callable[[RegretEstimate], float]] = {
-    DesignerReward.REGRET: lambda estimate: estimate.regret,
-    DesignerReward.REGRET_LCB: lambda estimate: estimate.regret_low,
-}
+def arms_estimate(
+    hint_scores: Sequence[float], nohint_scores: Sequence[float], confidence: float = CONFIDENCE
+) -> RegretEstimate:
+    """The regret of an environment's two arms: paired (``regret_estimate``) when they played the
+    same seeds, and as the difference of two independent means when the hinted arm played a
+    different number of seeds (``[run] hint_plays``), as the reference's recipe does.
 
+    Unpaired, each arm's mean gets the same adjustment as a paired difference (half a pseudo-play
+    at 1 and half at 0: ``(S + 0.5) / (n + 1)``, second moment ``(Q + 0.5) / (n + 1)``), and the
+    variances of the two means add. ``plays`` is then the no-hint arm's count.
 
-def designer_regret(estimate: RegretEstimate, mode: DesignerReward = DesignerReward.REGRET) -> float:
-    """The regret figure a valid design earns under ``mode`` (see ``DesignerReward``).
+    >>> arms_estimate([1.0, 0.0], [0.0, 0.0]) == regret_estimate([1.0, 0.0], [0.0, 0.0])
+    True
 
-    Args:
-        estimate: the design's regret with its interval.
-        mode: ``regret`` (the point estimate) or ``regret_lcb`` (the interval's lower end, >= 0).
+    Hinted 3 of 4 (adjusted 3.5/5 = 0.7, variance (0.7 - 0.49)/5 = 0.042), no-hint 0 of 2 (1/6,
+    variance (1/6 - 1/36)/3 = 0.0463): centre 0.5333, half-width 1.96 * sqrt(0.0883) = 0.5824.
 
-    One lucky hinted play of two (mean 0.5, interval [-0.40, 0.90]): the lcb pays nothing.
-
-    >>> lucky = regret_estimate([1.0, 0.0], [0.0, 0.0])
-    >>> designer_regret(lucky), designer_regret(lucky, DesignerReward.REGRET_LCB)
-    (0.5, 0.0)
-
-    Eight lifted plays of eight (interval [0.484, 1]) keep most of their regret:
-
-    >>> steady = regret_estimate([1.0] * 8, [0.0] * 8)
-    >>> designer_regret(steady), round(designer_regret(steady, DesignerReward.REGRET_LCB), 4)
-    (1.0, 0.484)
+    >>> e = arms_estimate([1.0, 1.0, 1.0, 0.0], [0.0, 0.0])
+    >>> e.plays, e.mean_diff, round(e.low, 4), round(e.high, 4)
+    (2, 0.75, -0.0491, 1.0)
     """
-    return _FIGURES[mode](estimate)
+    if len(hint_scores) == len(nohint_scores):
+        return regret_estimate(hint_scores, nohint_scores, confidence)
+    if not hint_scores or not nohint_scores:
+        return RegretEstimate(len(nohint_scores), 0.0, -1.0, 1.0, confidence)
+    arms = [_adjusted_mean([float(s) for s in arm]) for arm in (hint_scores, nohint_scores)]
+    centre = arms[0][0] - arms[1][0]
+    half = z_of(confidence) * math.sqrt(arms[0][1] + arms[1][1])
+    mean_diff = math.fsum(hint_scores) / len(hint_scores) - math.fsum(nohint_scores) / len(nohint_scores)
+    return RegretEstimate(len(nohint_scores), mean_diff, max(-1.0, centre - half), min(1.0, centre + half),
+                          confidence)
+
+
+def _adjusted_mean(scores: Sequence[float]) -> tuple[float, float]:
+    """One arm's adjusted mean and the variance of that mean (see ``arms_estimate``)."""
+    m = len(scores) + 1
+    centre = (math.fsum(scores) + 0.5) / m
+    return centre, max(0.0, (math.fsum(s * s for s in scores) + 0.5) / m - centre * centre) / m

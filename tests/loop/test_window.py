@@ -1,0 +1,96 @@
+"""Environments that live for a window of iterations (``designer.regenerate_every``), with the
+scripted fake policy: the hinted arm plays at the window's first step only, the agent trains every
+iteration, the designer is paid and trained when the window closes (its archived designs updated
+then), and a run stopped mid-window resumes to the same end."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from spadework.archive import Archive, DesignResult
+from spadework.config import load_config
+from spadework.run import run
+
+K = 2
+
+
+def windowed(**overrides):
+    values = {"policy.kind": "scripted", "run.iterations": 4, "run.designs": 3, "run.plays": 2,
+              "run.seed": 1, "sandbox.pool_size": 2, "diversity.embedder": "hashing",
+              "designer.regenerate_every": K, "rewards.designer": "blend"}
+    values.update(overrides)
+    return load_config(None, values)
+
+
+def metrics_of(run_dir: Path) -> list[dict]:
+    return [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
+
+
+def episodes_of(run_dir: Path, iteration: int) -> list[dict]:
+    path = run_dir / "episodes" / f"iteration-{iteration:04d}.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def finals(run_dir: Path) -> list[DesignResult]:
+    with Archive.open(run_dir, create=False) as archive:
+        results = [DesignResult.from_metrics(r.metrics) for r in archive.records()]
+    return [r for r in results if r is not None and r.final]
+
+
+@pytest.mark.timeout(240)
+def test_a_window_designs_once_hints_once_and_pays_when_it_closes(tmp_path: Path):
+    run(windowed(), tmp_path / "run")
+    rows = metrics_of(tmp_path / "run")
+    for iteration, row in enumerate(rows):
+        opening, closing = iteration % K == 0, iteration % K == K - 1
+        arms = {e["arm"] for e in episodes_of(tmp_path / "run", iteration)}
+        assert ("hint" in arms) == opening, iteration
+        assert ("design/valid_rate" in row) == opening
+        assert ("reward/blend_mean" in row) == ("reward/designer_mean" in row) == closing
+        assert ("reward/regret_mean" in row) == opening
+    designed = [r for r in finals(tmp_path / "run")]
+    assert {r.iteration for r in designed} == {0, 2}  # designed at the windows' first steps only
+    played = [r for r in designed if r.play is not None]
+    assert played, "the scripted designer writes some valid environments"
+    for result in played:  # paid when the window closed: the update reached the archived record
+        assert result.score is not None and result.designer_reward == pytest.approx(result.score.blend)
+    # the no-hint plays of every step are in the window the loop state keeps (and its win rate)
+    with Archive.open(tmp_path / "run", create=False) as archive:
+        kept = archive.last_iteration()[1]["window"]["designs"]
+    assert [len(d["steps"]) for d in kept if d["valid"]] == [K] * sum(d["valid"] for d in kept)
+    assert all(len(d["hint"]) == 2 and len(step) == 2 for d in kept if d["valid"] for step in d["steps"])
+
+
+@pytest.mark.timeout(300)
+def test_a_run_stopped_mid_window_resumes_to_the_same_end(tmp_path: Path, crashing_policy):
+    config = windowed()
+    run(config, tmp_path / "whole")
+    with pytest.raises(KeyboardInterrupt):
+        run(config, tmp_path / "broken", policy=crashing_policy(calls=10, seed=1))
+    committed = len(metrics_of(tmp_path / "broken"))
+    assert committed % K == 1, "stopped inside a window (after its first step)"
+    run(config, tmp_path / "broken", resume=True)
+    def strip(run_dir: Path) -> list[dict]:
+        return [{k: v for k, v in row.items() if not k.startswith("perf/")} for row in metrics_of(run_dir)]
+    assert strip(tmp_path / "broken") == strip(tmp_path / "whole")
+    assert finals(tmp_path / "broken") == finals(tmp_path / "whole")
+
+
+@pytest.mark.timeout(240)
+def test_the_hinted_arm_plays_its_own_count_of_the_same_seeds(tmp_path: Path):
+    run(windowed(**{"run.iterations": 1, "run.plays": 2, "run.hint_plays": 3,
+                    "designer.regenerate_every": 1, "rewards.designer": "regret"}), tmp_path / "run")
+    played = episodes_of(tmp_path / "run", 0)
+    by_env: dict[str, dict[str, list[int]]] = {}
+    for e in played:
+        by_env.setdefault(e["env_id"], {}).setdefault(e["arm"], []).append(e["seed"])
+    assert by_env
+    for arms in by_env.values():
+        assert len(arms["nohint"]) == 2 and len(arms["hint"]) == 3
+        assert set(arms["nohint"]) < set(arms["hint"])  # the first seeds alike
+    for result in finals(tmp_path / "run"):
+        if result.play is not None:
+            assert len(result.play.scores_hint) == 3 and len(result.play.scores_nohint) == 2
