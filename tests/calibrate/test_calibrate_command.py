@@ -23,7 +23,7 @@ from spadework.policy.scripted import agent_view
 ENV_KEYS = {"name", "path", "kind", "expected", "screening", "valid", "reason", "failed_check", "scores",
             "env_errors"}
 PLAYED_KEYS = ENV_KEYS | {"solve_rate_nohint", "solve_rate_hint", "regret", "regret_low", "regret_high",
-                          "estimate"}
+                          "estimate", "designer_score"}
 SEEDS = (10_000, 10_001, 10_002, 10_003)
 
 PUZZLE = '''
@@ -116,6 +116,10 @@ def test_the_library_ranks_a_fake_agents_regrets_right(tmp_path, sandbox, capsys
     assert all(set(e) == PLAYED_KEYS for e in report["environments"] if e["valid"])
     summary = report["summary"]
     assert summary["ranked"] == 3 and summary["spearman"]["rho"] == pytest.approx(1.0)
+    # every windowless designer reward is ranked too: the frontier tag (never solved without its hint)
+    # is out of the plateau's band, so the plateau pays nothing anywhere and cannot rank them
+    assert summary["rewards"]["regret"]["rho"] == pytest.approx(1.0)
+    assert summary["rewards"]["plateau"]["rho"] is None and summary["rewards"]["blend"]["rho"] > 0
     assert summary["separation"]["reached"] == Reached.PROJECTED.value and summary["separation"]["k"] == 6
     assert summary["leaks_caught"] == ["leaking_tag.py"] and summary["leaks_missed"] == []
     print_report(found, tmp_path / "r.json")
@@ -123,6 +127,7 @@ def test_the_library_ranks_a_fake_agents_regrets_right(tmp_path, sandbox, capsys
     assert "Calibration: regret on 4 paired seeds" in printed and "frontier_tag.py" in printed
     assert "Spearman's rho (regret against the expected order, 3 environments): +1.00" in printed
     assert "as it should" in printed and "projected at K = 6" in printed
+    assert "Designer rewards against the expected order: regret +1.00" in printed
     assert "Rejected by the validator" in printed and "leak caught" in printed
 
 
@@ -160,7 +165,9 @@ def test_the_command_on_the_bundled_set_with_the_scripted_policy(tmp_path, capsy
         if env["valid"]:
             assert len(env["scores"]["hint"]) == len(env["scores"]["nohint"]) == 2
     summary = report["summary"]
-    assert set(summary) == {"ranked", "spearman", "separation", "leaks_caught", "leaks_missed", "rejected"}
+    assert set(summary) == {"ranked", "spearman", "rewards", "separation", "leaks_caught", "leaks_missed",
+                            "rejected"}
+    assert set(summary["rewards"]) == {"regret", "regret_lcb", "plateau", "blend"}
     assert summary["ranked"] == 9 and summary["rejected"] == [] and summary["leaks_missed"] == []
     assert set(summary["separation"]) == {"reached", "k", "plays", "text", "frontier", "easy"}
 
