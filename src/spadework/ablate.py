@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
@@ -70,7 +70,7 @@ def row_of(arm: Ablation, run_dir: Path, diversity: RunDiversity,
         finals = [(r.valid, design.play) for r in archive.records()
                   if (design := r.design) is not None and design.final]
     valid = [play for is_valid, play in finals if is_valid]
-    return AblationRow(
+    row = AblationRow(
         arm=arm.value, run_dir=str(run_dir), designs=len(finals), valid=len(valid),
         valid_rate=len(valid) / len(finals) if finals else 0.0,
         mean_regret=mean([play.regret if play is not None else 0.0 for play in valid]),
@@ -79,12 +79,13 @@ def row_of(arm: Ablation, run_dir: Path, diversity: RunDiversity,
         eval_accuracy=eval_result[0] if eval_result else None,
         eval_ci=(eval_result[1], eval_result[2]) if eval_result else None,
         diversity_ci=diversity.score_ci, near_duplicate_ci=diversity.near_duplicate_ci,
-        **({} if designs is None else {
-            "designs_measured": designs.overall.count, "designs_diversity": designs.overall.score,
-            "designs_diversity_ci": designs.score_ci,
-            "designs_near_duplicate_rate": designs.overall.near_duplicate_rate,
-            "designs_near_duplicate_ci": designs.near_duplicate_ci}),
     )
+    if designs is None:
+        return row
+    return replace(row, designs_measured=designs.overall.count, designs_diversity=designs.overall.score,
+                   designs_diversity_ci=designs.score_ci,
+                   designs_near_duplicate_rate=designs.overall.near_duplicate_rate,
+                   designs_near_duplicate_ci=designs.near_duplicate_ci)
 
 
 def markdown_table(rows: Sequence[AblationRow]) -> str:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic_core import ErrorDetails
 
 from spadework.errors import ConfigError
 from spadework.kinds import (
@@ -421,11 +422,11 @@ class RunConfig(Section):
         return dump_toml(self.model_dump(mode="json"))
 
 
-def _problem(error: dict[str, Any]) -> str:
+def _problem(error: ErrorDetails) -> str:
     return f"config field '{_field(error)}': {error['msg']}"
 
 
-def _field(error: dict[str, Any]) -> str:
+def _field(error: ErrorDetails) -> str:
     return ".".join(str(p) for p in error["loc"]) or "(top level)"
 
 

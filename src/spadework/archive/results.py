@@ -22,7 +22,7 @@ back, from old archives too; nothing else reads them by name.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 from spadework.rewards import DesignerScore, RegretEstimate
 
@@ -255,7 +255,7 @@ def _score(value: Any) -> DesignerScore | None:
         return None
 
 
-def _is_int(value: Any) -> bool:
+def _is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 

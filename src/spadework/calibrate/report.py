@@ -113,7 +113,7 @@ def summary_lines(calibration: Calibration) -> list[Text]:
                   "away; it was played but not ranked", style="bold red")
              for r in calibration.with_screening(Screening.LEAK_MISSED)]
     rho = calibration.correlation()
-    if rho.rho is None:
+    if rho.rho is None or rho.p_value is None:  # the two are None together (RankCorrelation)
         lines.append(Text(f"Spearman's rho: undefined over {rho.n} ranked environments (every regret, or "
                           "every expected score, the same)"))
     else:

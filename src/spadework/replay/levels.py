@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from spadework.archive import EnvRecord, PlayResult, ReplayRow
 from spadework.outcomes import design_index, play_seeds
@@ -63,9 +64,9 @@ class ReplayCandidates:
         scores_nohint: its no-hint scores as stored (JSON), parsed only to rank by advantage.
     """
 
-    ids: np.ndarray
-    regrets: np.ndarray
-    last_played: np.ndarray
+    ids: npt.NDArray[np.int64]
+    regrets: npt.NDArray[np.float64]
+    last_played: npt.NDArray[np.int64]
     scores_nohint: tuple[str, ...]
 
     def __len__(self) -> int:

@@ -20,9 +20,13 @@ import random
 from collections.abc import Sequence
 
 import numpy as np
+import numpy.typing as npt
 
 from spadework.kinds import ReplayScore as ReplayScore
 from spadework.rewards import mean
+
+#: Iterations, one per candidate: a list, or the int64 array the archive's summaries are read into.
+Iterations = Sequence[int] | npt.NDArray[np.int64]
 
 
 def positive_advantage(scores: Sequence[float]) -> float:
@@ -83,7 +87,7 @@ def rank_priorities(scores: Sequence[float], temperature: float) -> list[float]:
     return _normalised(weights)
 
 
-def staleness_priorities(last_played: Sequence[int], current: int) -> list[float]:
+def staleness_priorities(last_played: Iterations, current: int) -> list[float]:
     """PLR's staleness priority: ``current - last_played``, normalised (uniform when all are 0).
 
     >>> staleness_priorities([0, 2, 3], 4)  # 4, 2, 1 iterations ago
@@ -95,7 +99,7 @@ def staleness_priorities(last_played: Sequence[int], current: int) -> list[float
 
 
 def replay_priorities(
-    scores: Sequence[float], last_played: Sequence[int], current: int, *, staleness: float,
+    scores: Sequence[float], last_played: Iterations, current: int, *, staleness: float,
     temperature: float,
 ) -> list[float]:
     """The replay distribution ``(1 - ρ) · P_S + ρ · P_C`` over the candidates (sums to 1).

@@ -88,7 +88,7 @@ def calibration_file_html(result: CalibrationResults) -> str:
     if result.data is None:
         return f"<h3>{esc(result.name)}</h3>" + f'<p class="bad">{esc(result.error)}</p>'
     data = result.data
-    policy = data.get("policy") if isinstance(data.get("policy"), dict) else {}
+    policy = found if isinstance(found := data.get("policy"), dict) else {}
     seeds = ", ".join(map(str, data.get("seeds") or [])) or "–"
     head = (f"<h3>{esc(result.name)}</h3><p class=\"note\">created {esc(data.get('created_at', '?'))}; "
             f"policy {esc(policy.get('name', '?'))} = {esc(policy.get('spec', '?'))}; seeds {esc(seeds)}</p>")
