@@ -18,14 +18,13 @@ next, and what they need to start again (sketches, vectors) is committed with ea
 from __future__ import annotations
 
 import json
-import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from spadework.archive import Archive, DesignResult, EnvRecord, PlayResult
+from spadework.archive import Archive, EnvRecord
 from spadework.config import RunConfig
 from spadework.corpus import CorpusSampler, Document, cut_to_budget
 from spadework.designer import Design, DesignRequest, DesignSettings, MemoryDigest, build_digest, design_batch
@@ -41,8 +40,10 @@ from spadework.kinds import AdvantageGroup, Arms
 from spadework.learn.samples import TrainSample, with_advantages
 from spadework.metered import MeteredPolicy
 from spadework.outcomes import (
+    ORIGIN,
     DesignOutcome,
     Payment,
+    archive_records,
     design_id,
     iteration_metrics,
     play_seeds,
@@ -50,7 +51,6 @@ from spadework.outcomes import (
     with_designer_advantages,
 )
 from spadework.replay import ReplayPlan, ReplayScore, plan_replay, replay_candidates
-from spadework.rewards import solve_rate
 from spadework.rollout import Arm, Episode, PlayJob, run_plays
 from spadework.rundir import append_metrics, write_atomically
 from spadework.sandbox import SandboxProtocol
@@ -65,8 +65,6 @@ NO_DOCUMENT = "(No document this time: choose any topic you like.)"
 EPISODES_DIR = "episodes"
 WINDOWS_DIR = "windows"
 """Where a window that closes after the iteration that opened it keeps its designer samples."""
-ORIGIN = "run"
-"""The origin of the loop's archive records: ``run:i<iteration>:<design id>:a<attempt>``."""
 
 
 class Reporter(Protocol):
@@ -112,6 +110,29 @@ class LoopState:
     def from_json(cls, data: dict[str, Any] | None) -> LoopState:
         data = data or {}
         return cls(sampler=data.get("sampler"), window=Window.from_json(data.get("window")))
+
+
+@dataclass(frozen=True)
+class Scored:
+    """One iteration's plays of its window, scored (``Loop.score``).
+
+    Attributes:
+        window: the window with this iteration's plays recorded.
+        step: the agent's side of each live design's plays (scores, advantages).
+        closed: when the window closed now, every design's pay with its advantage; else empty.
+        designer_flat: the designer's groups without variance when it closed; None while it is open.
+        outcomes: one per design of the window: the step's plays and, once closed, the pay.
+        closing: whether the window closed this iteration.
+        arms: the arms played this iteration (the hinted one at the window's first step only).
+    """
+
+    window: Window
+    step: list[DesignOutcome]
+    closed: list[DesignOutcome]
+    designer_flat: list[str] | None
+    outcomes: list[DesignOutcome]
+    closing: bool
+    arms: Arms
 
 
 @dataclass
@@ -174,22 +195,19 @@ class Loop:
         replays = self.draw_replays(iteration)
         episodes = self.play(iteration, replays.jobs())
         play_tokens, play_s = self.policy.take()
-        window = self.current_window
-        step = window.step_outcomes(replays.others(episodes), self.payment)
-        self.window = window = window.with_step(iteration, step)
-        closing = window.closes(iteration)
-        closed, designer_flat = self.close(window) if closing else ([], None)
-        outcomes = settled(step, closed if closing else window.close(self.payment))
+        scored = self.score(iteration, replays.others(episodes))
+        window = self.window = scored.window
         replayed = replays.result(episodes, self.config.rewards.confidence)
-        hinted = self.config.agent.arms if window.opens(iteration) else Arms.NOHINT
-        metrics = iteration_metrics(designs, outcomes, replays.others(episodes), designer_flat, hinted)
+        metrics = iteration_metrics(designs, scored.outcomes, replays.others(episodes), scored.designer_flat,
+                                    scored.arms)
         metrics.update(replayed.metrics(len(episodes)))
-        if closing:
-            metrics.update(window_metrics(closed, self.payment))
+        if scored.closing:
+            metrics.update(window_metrics(scored.closed, self.payment))
         update_start = time.perf_counter()
         if self.trainer is not None:
-            designer = self.designer_samples(window, designs, closed, remembered) if closing else []
-            metrics.update(self.trainer.train(designer, step, episodes, replayed=replayed.outcomes))
+            designer = self.designer_samples(window, designs, scored.closed, remembered) if scored.closing \
+                else []
+            metrics.update(self.trainer.train(designer, scored.step, episodes, replayed=replayed.outcomes))
         update_s += time.perf_counter() - update_start
         generated, seconds = design_tokens + play_tokens, design_s + play_s
         metrics.update({
@@ -199,10 +217,10 @@ class Loop:
             "corpus/documents_used": float(len(documents)) if self.sampler and not self.pool else 0.0,
         })
         self.save_episodes(iteration, episodes)
-        records = archive_records(iteration, designs, outcomes if opening else [], episodes,
-                                  paid=closing)
-        updates = {**replayed.updates(), **(self.window_updates(window, closed) if closing and not opening
-                                            else {})}
+        records = archive_records(iteration, designs, scored.outcomes if opening else [], episodes,
+                                  paid=scored.closing)
+        updates = {**replayed.updates(), **(self.window_updates(window, scored.closed)
+                                            if scored.closing and not opening else {})}
         if self.diversity is not None:
             metrics.update(self.diversity.measure(self.archive, records, iteration))
         state = LoopState(self.sampler.state() if self.sampler else None, window)
@@ -291,6 +309,18 @@ class Loop:
                          "".join(json.dumps(s.to_json()) + "\n" for s in samples))
         return samples
 
+    def score(self, iteration: int, episodes: Sequence[Episode]) -> Scored:
+        """The window's plays of this iteration (``episodes``: the replays' left out) recorded, and the
+        window closed when this is its last iteration."""
+        window = self.current_window
+        step = window.step_outcomes(episodes, self.payment)
+        window = window.with_step(iteration, step)
+        closing = window.closes(iteration)
+        closed, flat = self.close(window) if closing else ([], None)
+        outcomes = settled(step, closed if closing else window.close(self.payment))
+        arms = self.config.agent.arms if window.opens(iteration) else Arms.NOHINT
+        return Scored(window, step, closed, flat, outcomes, closing, arms)
+
     def close(self, window: Window) -> tuple[list[DesignOutcome], list[str]]:
         """The window's designs paid from all their plays, their advantages centred (per domain or
         skill with ``rewards.group_by``), and the groups that had no variance."""
@@ -369,63 +399,3 @@ class Loop:
         folder.mkdir(exist_ok=True)
         lines = "".join(json.dumps(e.to_json(), sort_keys=True) + "\n" for e in episodes)
         write_atomically(folder / f"iteration-{iteration:04d}.jsonl", lines)
-
-
-def first_observation(episode: Episode | None) -> str:
-    """The first observation of a no-hint episode (its first user message), shortened."""
-    if episode is None:
-        return ""
-    users = [m.content for m in episode.messages if m.role.value == "user"]
-    return users[0][:300] if users else ""
-
-
-def sample_transcript(episode: Episode) -> dict[str, Any]:
-    """An episode as stored with its environment: everything but its timing."""
-    data = episode.to_json()
-    data.pop("seconds", None)
-    return data
-
-
-def archive_records(
-    iteration: int, designs: Sequence[Design], outcomes: Sequence[DesignOutcome],
-    episodes: Sequence[Episode], *, paid: bool = True,
-) -> list[EnvRecord]:
-    """One record per attempt of every design; the final valid attempt carries the results, and
-    its designer's reward once ``paid`` (a window that closes later updates it then)."""
-    records = []
-    for design, outcome in zip(designs, outcomes, strict=True):
-        play = play_result(outcome, [e for e in episodes if e.env_id == design.design_id]) \
-            if design.valid else None
-        for attempt in design.attempts:
-            final = attempt is design.final
-            result = DesignResult(
-                iteration=iteration, design_id=design.design_id, attempt=attempt.attempt,
-                document_id=design.document_id, domain=design.domain, final=final,
-                designer_reward=outcome.reward if final and paid else None,
-                designer_advantage=outcome.advantage if final and paid else None,
-                play=play if final else None, form=None if design.form is None else design.form.value,
-                skill=design.skill, score=outcome.score if final and paid else None,
-            )
-            source = attempt.code if attempt.code is not None else attempt.reply
-            records.append(EnvRecord.new(source, attempt.verdict,
-                                         f"{ORIGIN}:i{iteration}:{design.design_id}:a{attempt.attempt}",
-                                         design=result))
-    return records
-
-
-def play_result(outcome: DesignOutcome, episodes: Sequence[Episode]) -> PlayResult:
-    """What the plays of a valid design showed, as archived with its final attempt: scores, solve
-    rates, regret with its interval, its first no-hint observation and one transcript per arm. Not
-    played with the hint (``agent.arms = "nohint"``), its hinted solve rate and regret are NaN:
-    not measured (the archive keeps NaN; the report shows it as unknown)."""
-    samples = {arm.value: next((sample_transcript(e) for e in episodes if e.arm is arm), None)
-               for arm in Arm}
-    hinted = bool(outcome.scores_hint)
-    return PlayResult(
-        description=first_observation(next((e for e in episodes if e.arm is Arm.NOHINT), None)),
-        scores_nohint=outcome.scores_nohint, scores_hint=outcome.scores_hint,
-        solve_rate_nohint=solve_rate(outcome.scores_nohint),
-        solve_rate_hint=solve_rate(outcome.scores_hint) if hinted else math.nan,
-        regret=outcome.regret if hinted else math.nan, transcripts=samples, estimate=outcome.estimate,
-        voided=outcome.voided,
-    )

@@ -1,12 +1,16 @@
-"""Pure aggregation of one iteration: per-design results, rewards, advantages, metrics."""
+"""Pure aggregation of one iteration: per-design results, rewards, advantages, metrics, and the
+archive records they become."""
 
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
+from spadework.archive import DesignResult, EnvRecord, PlayResult
 from spadework.designer import Design
 from spadework.rewards import (
     CONFIDENCE,
@@ -270,3 +274,67 @@ def form_metrics(
 
 def _ratio(part: float, whole: float) -> float:
     return part / whole if whole else 0.0
+
+
+ORIGIN = "run"
+"""The origin of the loop's archive records: ``run:i<iteration>:<design id>:a<attempt>``."""
+
+
+def first_observation(episode: Episode | None) -> str:
+    """The first observation of a no-hint episode (its first user message), shortened."""
+    if episode is None:
+        return ""
+    users = [m.content for m in episode.messages if m.role.value == "user"]
+    return users[0][:300] if users else ""
+
+
+def sample_transcript(episode: Episode) -> dict[str, Any]:
+    """An episode as stored with its environment: everything but its timing."""
+    data = episode.to_json()
+    data.pop("seconds", None)
+    return data
+
+
+def archive_records(
+    iteration: int, designs: Sequence[Design], outcomes: Sequence[DesignOutcome],
+    episodes: Sequence[Episode], *, paid: bool = True,
+) -> list[EnvRecord]:
+    """One record per attempt of every design; the final valid attempt carries the results, and
+    its designer's reward once ``paid`` (a window that closes later updates it then)."""
+    records = []
+    for design, outcome in zip(designs, outcomes, strict=True):
+        play = play_result(outcome, [e for e in episodes if e.env_id == design.design_id]) \
+            if design.valid else None
+        for attempt in design.attempts:
+            final = attempt is design.final
+            result = DesignResult(
+                iteration=iteration, design_id=design.design_id, attempt=attempt.attempt,
+                document_id=design.document_id, domain=design.domain, final=final,
+                designer_reward=outcome.reward if final and paid else None,
+                designer_advantage=outcome.advantage if final and paid else None,
+                play=play if final else None, form=None if design.form is None else design.form.value,
+                skill=design.skill, score=outcome.score if final and paid else None,
+            )
+            source = attempt.code if attempt.code is not None else attempt.reply
+            records.append(EnvRecord.new(source, attempt.verdict,
+                                         f"{ORIGIN}:i{iteration}:{design.design_id}:a{attempt.attempt}",
+                                         design=result))
+    return records
+
+
+def play_result(outcome: DesignOutcome, episodes: Sequence[Episode]) -> PlayResult:
+    """What the plays of a valid design showed, as archived with its final attempt: scores, solve
+    rates, regret with its interval, its first no-hint observation and one transcript per arm. Not
+    played with the hint (``agent.arms = "nohint"``), its hinted solve rate and regret are NaN:
+    not measured (the archive keeps NaN; the report shows it as unknown)."""
+    samples = {arm.value: next((sample_transcript(e) for e in episodes if e.arm is arm), None)
+               for arm in Arm}
+    hinted = bool(outcome.scores_hint)
+    return PlayResult(
+        description=first_observation(next((e for e in episodes if e.arm is Arm.NOHINT), None)),
+        scores_nohint=outcome.scores_nohint, scores_hint=outcome.scores_hint,
+        solve_rate_nohint=solve_rate(outcome.scores_nohint),
+        solve_rate_hint=solve_rate(outcome.scores_hint) if hinted else math.nan,
+        regret=outcome.regret if hinted else math.nan, transcripts=samples, estimate=outcome.estimate,
+        voided=outcome.voided,
+    )

@@ -89,7 +89,7 @@ class Window:
     @classmethod
     def open(cls, iteration: int, length: int, designs: Sequence[Design], payment: Payment) -> Window:
         """A window of the designs the iteration ``iteration`` wrote."""
-        kept = tuple(WindowDesign(d.design_id, index, d.valid, d.final.code or "" if d.valid else "",
+        kept = tuple(WindowDesign(d.design_id, index, d.valid, (d.final.code or "") if d.valid else "",
                                   d.domain, d.skill, 0.0 if d.valid else payment.invalid(d))
                      for index, d in enumerate(designs))
         return cls(iteration, length, kept)

@@ -94,3 +94,33 @@ def test_the_hinted_arm_plays_its_own_count_of_the_same_seeds(tmp_path: Path):
     for result in finals(tmp_path / "run"):
         if result.play is not None:
             assert len(result.play.scores_hint) == 3 and len(result.play.scores_nohint) == 2
+
+
+def test_a_window_closes_with_every_design_paid_from_all_its_plays():
+    from spadework.outcomes import DesignOutcome, Payment, with_designer_advantages
+    from spadework.rewards import BlendSettings, DesignerReward
+    from spadework.window import Window, WindowDesign, window_metrics
+
+    designs = (WindowDesign("i0-d0", 0, True, "code"), WindowDesign("i0-d1", 1, False, invalid_reward=-0.5),
+               WindowDesign("i0-d2", 2, True, "code"))
+    window = Window(0, 2, designs)
+
+    def step(design_id, nohint, hint=()):
+        return DesignOutcome(design_id, True, tuple(nohint), tuple(hint), 0.0, 0.0)
+
+    window = window.with_step(0, [step("i0-d0", [0, 0, 0, 0], [1, 1, 0, 0]), step("i0-d2", [1] * 4, [1] * 4)])
+    window = window.with_step(1, [step("i0-d0", [1, 1, 0, 0]), step("i0-d2", [1] * 4)])
+    assert window.designs[0].hint == (1, 1, 0, 0) and window.designs[0].first == (0, 0, 0, 0)
+    assert window.designs[0].steps == ((0, 0, 0, 0), (1, 1, 0, 0))  # the later step adds no hint
+    assert Window.from_json(json.loads(json.dumps(window.to_json()))) == window
+    payment = Payment(designer=DesignerReward.BLEND, blend=BlendSettings())
+    closed = window.close(payment)
+    # d0: regret 0.5 at the first step (floored: 1), win rate 2/8 = .25 -> plateau 0.4, lp 0.5
+    assert closed[0].score.micro_lp == pytest.approx(0.5) and closed[0].reward == pytest.approx(0.4 + 0.24)
+    assert closed[1].reward == -0.5 and closed[1].score is None  # invalid: its penalty
+    assert closed[2].reward == 0.0  # always solved: out of band, no regret
+    centred, _ = with_designer_advantages(closed, None)
+    assert sum(o.advantage for o in centred) == pytest.approx(0.0)
+    metrics = window_metrics(closed, payment)
+    assert metrics["reward/in_band_share"] == 0.0 and metrics["reward/plateau_mean"] == pytest.approx(0.2)
+    assert metrics["reward/micro_lp_mean"] == pytest.approx(0.25) and metrics["reward/masked"] == 0.0
