@@ -170,6 +170,23 @@ def test_novelty_checks_reject_a_copy_of_an_archived_environment():
     assert "#5" in b.attempts[1].conversation[-1].content
 
 
+def test_each_reply_is_extracted_once_per_attempt(monkeypatch):
+    from spadework.validate import parse
+
+    extracted: list[str] = []
+    real = parse.extract_code
+
+    def counting(reply: str) -> str:
+        extracted.append(reply)
+        return real(reply)
+
+    monkeypatch.setattr(parse, "extract_code", counting)
+    designs = run(FakeDesignerPolicy(SCRIPTS), novelty=NoveltyIndex())
+    replies = [t.reply for d in designs for t in d.attempts]
+    assert sorted(extracted) == sorted(replies) and len(replies) == 6
+    assert designs[0].final.code == EXAMPLES["coin_purse"] and designs[0].attempts[0].code is None
+
+
 def test_design_round_trips_through_json():
     designs = run(FakeDesignerPolicy(SCRIPTS), hint_call=True)
     for design in designs:

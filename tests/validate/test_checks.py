@@ -31,6 +31,7 @@ from spadework.validate.checks import (
     check_static,
     check_tool_effort,
 )
+from spadework.validate.parse import ReplyCode
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "envs"
 BROKEN = FIXTURES / "broken"
@@ -289,6 +290,22 @@ def test_good_fixture_in_a_designer_reply_is_valid():
     reply = f"Here is the environment.\n\n```python\n{code}```\n\nIt should be fun."
     verdict = validate(reply, InProcessSandbox(), is_reply=True)
     assert verdict.valid, verdict.reason
+
+
+def test_a_reply_extracted_by_the_caller_is_not_extracted_again():
+    code = GOOD[0].read_text()
+    reply = f"Here is the environment.\n\n```python\n{code}```\n"
+    found = ReplyCode.of(reply)
+    given, own = (validate(reply, InProcessSandbox(), is_reply=True, extracted=extracted)
+                  for extracted in (found, None))
+    assert given.valid
+    assert (given.class_name, given.hint, given.reason) == (own.class_name, own.hint, own.reason)
+    assert [(c.name, c.outcome) for c in given.checks] == [(c.name, c.outcome) for c in own.checks]
+    told = validate(reply, InProcessSandbox(), is_reply=True, extracted=ReplyCode(None, "no block here"))
+    assert told.failure is not None
+    assert (told.failure.name, told.failure.message) == ("parse", "no block here")
+    with pytest.raises(ValueError, match="pass is_reply=True with it"):
+        validate(code, InProcessSandbox(), extracted=found)
 
 
 def test_textenv_subclass_may_write_its_own_reset_and_step():

@@ -24,12 +24,12 @@ from spadework.designer.prompts import (
     render_hint_request,
     render_repair,
 )
-from spadework.errors import ParseError, PolicyError
+from spadework.errors import PolicyError
 from spadework.kinds import Retry as Retry
 from spadework.policy.base import Completion, Conversation, Message, Policy, Sampling
 from spadework.sandbox import SandboxProtocol
 from spadework.validate.checks import CHECKS, Check, ValidatorConfig
-from spadework.validate.parse import extract_code
+from spadework.validate.parse import ReplyCode
 from spadework.validate.validator import validate
 from spadework.validate.verdict import Verdict
 
@@ -144,16 +144,17 @@ class Design:
         )
 
 
-def reply_code(reply: str) -> str | None:
-    """The reply's one Python code block, or ``None``.
+@dataclass(frozen=True)
+class Judged:
+    """What the validator made of one reply: its code block, extracted once, and the verdict.
 
-    >>> reply_code("```python\\nx = 1\\n```"), reply_code("no code")
-    ('x = 1\\n', None)
+    Attributes:
+        code: the reply's Python code block; None when it has none to take.
+        verdict: the validator's verdict on the reply.
     """
-    try:
-        return extract_code(reply)
-    except ParseError:
-        return None
+
+    code: str | None
+    verdict: Verdict
 
 
 def generate_all(
@@ -261,12 +262,14 @@ def design_batch(policy: Policy, sandbox: SandboxProtocol, requests: Sequence[De
               for r in requests]
     checks, novelty = settings.validator_checks(), settings.novelty
 
-    def judge(item: tuple[int, Completion]) -> Verdict:
+    def judge(item: tuple[int, Completion]) -> Judged:
         index, completion = item
-        verdict = validate(completion.text, sandbox, settings.validator, is_reply=True, checks=checks)
+        found = ReplyCode.of(completion.text)
+        verdict = validate(completion.text, sandbox, settings.validator, is_reply=True, checks=checks,
+                           extracted=found)
         if verdict.valid and novelty is not None:  # later designs of this batch must differ too
-            novelty.add(requests[index].design_id, reply_code(completion.text) or "", verdict.class_name)
-        return verdict
+            novelty.add(requests[index].design_id, found.code or "", verdict.class_name)
+        return Judged(found.code, verdict)
 
     attempts = run_rounds(policy, firsts, settings.sampling, settings.max_attempts,
                           lambda order, cs: _map(judge, list(zip(order, cs, strict=True)), settings.workers),
@@ -305,7 +308,7 @@ def run_rounds(
     firsts: Sequence[tuple[Message, ...]],
     sampling: Sampling,
     max_attempts: int,
-    judge: Callable[[list[int], list[Completion]], list[Verdict]],
+    judge: Callable[[list[int], list[Completion]], list[Judged]],
     temperature_step: float = 0.0,
     retry: Retry = Retry.FRESH,
 ) -> list[list[DesignAttempt]]:
@@ -316,7 +319,8 @@ def run_rounds(
         firsts: each design's first prompt.
         sampling: the designer's sampling settings.
         max_attempts: the most replies per design.
-        judge: the verdicts of a round's completions (given with their design indices), in order.
+        judge: the code blocks and verdicts of a round's completions (given with their design
+            indices), in order.
         temperature_step: how much each repair round raises the temperature (``round_sampling``).
         retry: whether a failed design is asked to repair its reply or to answer its first request anew.
     """
@@ -328,9 +332,8 @@ def run_rounds(
         order = list(pending)
         completions = generate_all(policy, [pending[i] for i in order],
                                    round_sampling(sampling, number, temperature_step))
-        for i, completion, verdict in zip(order, completions, judge(order, completions), strict=True):
-            attempts[i].append(DesignAttempt(number, pending[i], completion.text,
-                                             reply_code(completion.text), verdict,
+        for i, completion, judged in zip(order, completions, judge(order, completions), strict=True):
+            attempts[i].append(DesignAttempt(number, pending[i], completion.text, judged.code, judged.verdict,
                                              completion.completion_tokens))
         pending = {i: firsts[i] if retry is Retry.FRESH else
                    tuple(render_repair(firsts[i], attempts[i][-1].reply, attempts[i][-1].verdict))

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from spadework.envs.contract import is_answer_puzzle, is_solved
-from spadework.errors import CheckFailed, EnvError, ParseError
+from spadework.errors import CheckFailed, EnvError
 from spadework.validate import contract, static
 from spadework.validate.context import TRIVIAL_ACTIONS as TRIVIAL_ACTIONS
 from spadework.validate.context import CheckContext as CheckContext
@@ -20,7 +20,7 @@ from spadework.validate.context import Trace as Trace
 from spadework.validate.context import ValidatorConfig as ValidatorConfig
 from spadework.validate.context import require
 from spadework.validate.leaks import leaks
-from spadework.validate.parse import extract_code
+from spadework.validate.parse import ReplyCode
 from spadework.validate.tool_checks import check_hint_calls, check_tool_effort, check_unsolved, tools_problem
 from spadework.validate.tool_leaks import answer_actions
 
@@ -54,10 +54,10 @@ def check_parse(ctx: CheckContext) -> None:
     if not ctx.is_reply:
         ctx.code = ctx.text
         return
-    try:
-        ctx.code = extract_code(ctx.text)
-    except ParseError as exc:
-        raise CheckFailed(str(exc)) from None
+    found = ctx.extracted if ctx.extracted is not None else ReplyCode.of(ctx.text)
+    if found.code is None:
+        raise CheckFailed(found.problem or "the reply has no code block to take")
+    ctx.code = found.code
 
 
 def check_static(ctx: CheckContext) -> None:

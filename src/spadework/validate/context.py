@@ -17,6 +17,7 @@ from spadework.errors import CheckFailed
 from spadework.sandbox import SandboxProtocol
 from spadework.sandbox.env import EnvHandle
 from spadework.validate import contract
+from spadework.validate.parse import ReplyCode
 
 TRIVIAL_ACTIONS = ("", "0", "1", "a", "yes", "no", "true", "false", "up", "down", "left", "right", "help",
                    "hint", "look", "solve", "answer", "done", "quit")
@@ -83,12 +84,15 @@ class Trace:
 
 @dataclass
 class CheckContext:
-    """What the checks share. ``text`` is a designer reply when ``is_reply``, else a module."""
+    """What the checks share. ``text`` is a designer reply when ``is_reply``, else a module;
+    ``extracted`` is the reply's code block when the caller has already extracted it (the parse
+    check extracts it when None)."""
 
     text: str
     sandbox: SandboxProtocol
     config: ValidatorConfig = field(default_factory=ValidatorConfig)
     is_reply: bool = False
+    extracted: ReplyCode | None = None
     code: str | None = None
     tree: ast.Module | None = None
     class_name: str | None = None

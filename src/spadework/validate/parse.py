@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from spadework.errors import ParseError
 
@@ -62,3 +63,31 @@ def extract_code(reply: str) -> str:
     if unclosed:
         raise ParseError("the reply's ```python code block is never closed; was the reply cut off?")
     raise ParseError("the reply has no ```python code block; put the whole environment in one")
+
+
+@dataclass(frozen=True)
+class ReplyCode:
+    """A designer reply's code block, extracted once: the code, or why the reply has none to take.
+
+    Attributes:
+        code: the reply's one Python code block (``extract_code``); None when it has none to take.
+        problem: why it has none (the ``ParseError``'s message, what the parse check fails with);
+            None when ``code`` is there.
+    """
+
+    code: str | None
+    problem: str | None = None
+
+    @classmethod
+    def of(cls, reply: str) -> ReplyCode:
+        """The reply's code block, or the reason it has none.
+
+        >>> ReplyCode.of("```python\\nx = 1\\n```")
+        ReplyCode(code='x = 1\\n', problem=None)
+        >>> ReplyCode.of("no code").problem
+        'the reply has no ```python code block; put the whole environment in one'
+        """
+        try:
+            return cls(extract_code(reply))
+        except ParseError as exc:
+            return cls(None, str(exc))

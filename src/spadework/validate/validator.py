@@ -9,6 +9,7 @@ from pathlib import Path
 from spadework.errors import CheckFailed, EnvError, UsageError
 from spadework.sandbox import SandboxProtocol
 from spadework.validate.checks import CHECKS, Check, CheckContext, ValidatorConfig
+from spadework.validate.parse import ReplyCode
 from spadework.validate.verdict import CheckResult, Outcome, Verdict
 
 
@@ -32,14 +33,30 @@ def validate(
     *,
     is_reply: bool = False,
     checks: Sequence[Check] = CHECKS,
+    extracted: ReplyCode | None = None,
 ) -> Verdict:
     """Validate environment source (or a designer reply) and say why it is or is not valid.
 
     Checks run in order; after the first failure the rest are skipped. The
     environment's worker is always closed before returning.
+
+    Args:
+        text: the environment's source, or a designer reply with ``is_reply``.
+        sandbox: where the environment is loaded and played.
+        config: the validator's settings; its default when None.
+        is_reply: ``text`` is a reply: its one Python code block is validated.
+        checks: the checks, in order.
+        extracted: the reply's code block when the caller already extracted it
+            (``ReplyCode.of(text)``), so it is not extracted again; only with ``is_reply``.
+
+    Raises:
+        ValueError: ``extracted`` is given for a module (``is_reply`` is False).
     """
+    if extracted is not None and not is_reply:
+        raise ValueError("validate: `extracted` is a reply's code block; pass is_reply=True with it, "
+                         "or leave it out for a module")
     start = time.perf_counter()
-    ctx = CheckContext(text, sandbox, config or ValidatorConfig(), is_reply=is_reply)
+    ctx = CheckContext(text, sandbox, config or ValidatorConfig(), is_reply=is_reply, extracted=extracted)
     results: list[CheckResult] = []
     failed: CheckResult | None = None
     try:
