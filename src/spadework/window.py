@@ -99,12 +99,18 @@ class Window:
         return iteration == self.start
 
     def closes(self, iteration: int) -> bool:
-        """Whether ``iteration`` is the window's last (its designs are paid then)."""
-        return iteration == self.start + self.length - 1
+        """Whether the window closes after ``iteration`` (its designs are paid then): its last
+        iteration, or any once none of its designs is left to play (none was valid, or every one
+        was voided), so a run never plays an empty window for its whole length.
+
+        >>> Window(0, 4, (WindowDesign("i0-d0", 0, False),)).closes(0)
+        True
+        """
+        return iteration == self.start + self.length - 1 or not self.live
 
     def covers(self, iteration: int) -> bool:
-        """Whether ``iteration`` falls inside the window."""
-        return self.start <= iteration < self.start + self.length
+        """Whether ``iteration`` falls inside the window (while it has designs to play)."""
+        return self.start <= iteration < self.start + self.length and bool(self.live)
 
     @property
     def live(self) -> tuple[WindowDesign, ...]:
