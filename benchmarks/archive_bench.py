@@ -35,12 +35,21 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from multiprocessing import Pool
 from pathlib import Path
 
 import numpy as np
 
-from spadework.archive import Archive, DesignResult, EnvRecord, PlayResult, StoredSketch, content_hash
+from spadework.archive import (
+    Archive,
+    DesignResult,
+    EnvRecord,
+    PlayResult,
+    RecordUpdate,
+    StoredSketch,
+    content_hash,
+)
 from spadework.config import load_config
 from spadework.designer import build_digest, checks_with_novelty
 from spadework.designer.memory import DEFAULT_BAND
@@ -212,7 +221,8 @@ def one_iteration(archive: Archive, novelty: RunNovelty, tracker: DiversityTrack
     metrics = tracker.measure(archive, records, iteration)
     times["diversity_s"] = time.perf_counter() - start
     start = time.perf_counter()
-    updates = {level.record_id: {"last_played": iteration} for level in plan.levels}
+    updates = {level.record_id: RecordUpdate(replace(level.play, last_played=iteration))
+               for level in plan.levels}
     stored = archive.commit_iteration(iteration, records, {"iteration": iteration, **metrics},
                                       {"sampler": None}, updates, sketches=novelty.sketches(records),
                                       vectors=tracker.update())

@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from spadework.archive import Archive, EnvRecord
+from spadework.archive import Archive, EnvRecord, RecordUpdate
 from spadework.config import RunConfig
 from spadework.corpus import CorpusSampler, Document, cut_to_budget
 from spadework.designer import Design, DesignRequest, DesignSettings, MemoryDigest, build_digest, design_batch
@@ -279,7 +279,7 @@ class Loop:
                            run_seed=run.seed, plays=run.plays, draw_seed=self.iteration_seed(iteration))
 
     def commit(self, iteration: int, records: list[EnvRecord], row: dict[str, Any], state: dict[str, Any],
-               updates: dict[int, dict[str, Any]]) -> None:
+               updates: Mapping[int, RecordUpdate]) -> None:
         """The iteration and the rows the next ones need (the new sources' near-duplicate sketches, the
         diversity vectors) in one transaction; then the kept indexes learn the new ids."""
         stored = self.archive.commit_iteration(
@@ -348,11 +348,11 @@ class Loop:
                           for line in path.read_text(encoding="utf-8").splitlines() if line]
         return with_advantages(remembered, closed)
 
-    def window_updates(self, window: Window, closed: Sequence[DesignOutcome]) -> dict[int, dict[str, Any]]:
+    def window_updates(self, window: Window, closed: Sequence[DesignOutcome]) -> dict[int, RecordUpdate]:
         """What the closing window's pay changes in its designs' archived final attempts."""
         ids = self.archive.final_ids(f"{ORIGIN}:i{window.start}:")
-        return {ids[o.design_id]: {"designer_reward": o.reward, "designer_advantage": o.advantage,
-                                   **({"designer_score": o.score.to_json()} if o.score is not None else {})}
+        return {ids[o.design_id]: RecordUpdate(designer_reward=o.reward, designer_advantage=o.advantage,
+                                               score=o.score)
                 for o in closed if o.design_id in ids}
 
     def window_jobs(self, iteration: int) -> list[PlayJob]:

@@ -18,6 +18,8 @@ from spadework.archive import (
     ARCHIVE_FILE,
     Archive,
     EnvRecord,
+    PlayResult,
+    RecordUpdate,
     content_hash,
     export_jsonl,
     export_parquet,
@@ -205,12 +207,16 @@ def test_commit_iteration_updates_stored_records_in_the_same_transaction(tmp_pat
     with Archive.open(tmp_path) as archive:
         first = fill(archive)[0]
         new = EnvRecord.new("y = 2", valid_verdict(), "run:i1:d0")
-        archive.commit_iteration(1, [new], {"m": 1.0}, {}, {first.id: {"regret": 0.25, "replays": 1}})
-        assert archive.get(first.id).metrics == {"regret": 0.25, "replays": 1}
+        paid = RecordUpdate(designer_reward=0.25, designer_advantage=-0.5)
+        archive.commit_iteration(1, [new], {"m": 1.0}, {}, {first.id: paid})
+        after = {"regret": 1.0, "designer_reward": 0.25, "designer_advantage": -0.5}
+        assert archive.get(first.id).metrics == after
         assert len(archive) == 4 and archive.last_iteration() == (1, {})
         with pytest.raises(ArchiveError, match="no environment with id 99"):  # all of it, or none
-            archive.commit_iteration(2, [new], {}, {}, {first.id: {"regret": 1.0}, 99: {"x": 1}})
-        assert archive.get(first.id).metrics == {"regret": 0.25, "replays": 1}
+            archive.commit_iteration(2, [new], {}, {}, {first.id: RecordUpdate(designer_reward=1.0,
+                                                                               designer_advantage=0.0),
+                                                        99: paid})
+        assert archive.get(first.id).metrics == after
         assert len(archive) == 4 and archive.last_iteration() == (1, {})
 
 
@@ -452,8 +458,9 @@ def test_every_record_has_a_summary_written_with_it_and_kept_current(tmp_path: P
     with Archive.open(tmp_path) as archive:
         added = fill(archive)
         first = archive.commit_iteration(0, [played_design(0, 0.5)], {}, {})[0]
-        archive.commit_iteration(1, [played_design(1, 0.25)], {}, {},
-                                 {first.id: {"regret": 1.0, "last_played": 1}})
+        replayed = PlayResult("Count.", (0.0, 0.0, 0.0), (1.0, 1.0, 1.0), 0.0, 1.0, 1.0, seeds=(0, 1, 5),
+                              last_played=1, replays=1)
+        archive.commit_iteration(1, [played_design(1, 0.25)], {}, {}, {first.id: RecordUpdate(replayed)})
         summaries = archive.summaries()
         assert [s.id for s in summaries] == [r.id for r in archive.records()]
         assert summaries == [EnvSummary.of(r) for r in archive.records()]

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
-from spadework.archive import Archive, DesignResult, EnvRecord, PlayResult, export_jsonl
-from spadework.rewards import RegretEstimate, regret_estimate
+import pytest
+
+from spadework.archive import Archive, DesignResult, EnvRecord, PlayResult, RecordUpdate, export_jsonl
+from spadework.rewards import DesignerScore, RegretEstimate, regret_estimate
 from spadework.validate.verdict import CheckResult, Outcome, Verdict
 
 TRANSCRIPTS = {"nohint": {"arm": "nohint", "seed": 0, "score": 0.0, "messages": []}, "hint": None}
@@ -120,3 +123,43 @@ def test_the_asked_form_is_archived_under_form_and_old_records_have_none():
     assert DesignResult.from_metrics(json.loads(json.dumps(final.to_metrics()))) == final
     assert DesignResult.from_metrics(PLAYED).form is None  # written before forms were kept
     assert "form" not in played().to_metrics()  # no form asked (a fixed pool): no key
+
+
+def _old_window_update(reward: float, advantage: float, score: DesignerScore | None) -> dict:
+    """What the loop merged into a closing window's design before updates were typed."""
+    return {"designer_reward": reward, "designer_advantage": advantage,
+            **({"designer_score": score.to_json()} if score is not None else {})}
+
+
+def test_record_updates_write_the_keys_the_loop_wrote_before_they_were_typed():
+    play = PlayResult("Add.", (0.0, 1.0), (1.0, 1.0), 0.5, 1.0, 0.5, TRANSCRIPTS, ESTIMATE, seeds=(3, 9),
+                      last_played=4, replays=2)
+    assert RecordUpdate(play).to_metrics() == play.to_metrics()  # a replay's: the pooled play's keys
+    score = DesignerScore(0.25, 0.0, 0.5, 1.0, 0.0, 0.0, 0.9, False)
+    for reward, advantage, scored in ((0.9, 0.1, score), (-1.0, -0.5, None), (math.nan, 0.0, score)):
+        new = RecordUpdate(designer_reward=reward, designer_advantage=advantage, score=scored).to_metrics()
+        old = _old_window_update(reward, advantage, scored)
+        assert json.dumps(new, sort_keys=True) == json.dumps(old, sort_keys=True)
+        assert list(new) == list(old)
+
+
+def test_a_record_update_refuses_half_a_pay():
+    with pytest.raises(ValueError, match="give both or neither"):
+        RecordUpdate(designer_reward=0.5)
+    with pytest.raises(ValueError, match="give designer_reward and designer_advantage with it"):
+        RecordUpdate(score=DesignerScore(0.25, 0.0, 0.5, 1.0, 0.0, 0.0, 0.9, False))
+
+
+def test_committed_updates_change_only_their_keys_of_the_stored_record(tmp_path: Path):
+    design = DesignResult.from_metrics(PLAYED)
+    assert design is not None
+    replayed = RecordUpdate(PlayResult("Add.", (0.0, 1.0, 1.0), (1.0, 1.0, 1.0), 2 / 3, 1.0, 1 / 3,
+                                       seeds=(0, 1, 7), last_played=3, replays=1))
+    with Archive.open(tmp_path) as archive:
+        first = archive.add(EnvRecord.new("x = 1", verdict(), "run:i2:i2-d1:a2", design=design))
+        assert first.id is not None
+        archive.commit_iteration(3, [], {}, {}, {first.id: replayed})
+        stored = archive.get(first.id).metrics
+    assert stored == {**PLAYED, **replayed.to_metrics()}
+    assert stored["designer_reward"] == 0.5 and stored["replays"] == 1
+    assert stored["regret_ci"] == PLAYED["regret_ci"]  # a key the update does not write stays as stored

@@ -2,7 +2,7 @@
 
 from spadework.archive.export import export_jsonl, export_parquet
 from spadework.archive.records import EnvRecord, content_hash, normalise_source
-from spadework.archive.results import DesignResult, PlayResult
+from spadework.archive.results import DesignResult, PlayResult, RecordUpdate
 from spadework.archive.side import SketchRow, StoredSketch, StoredVectors, VectorUpdate
 from spadework.archive.store import ARCHIVE_FILE, Archive
 from spadework.archive.summary import EnvSummary, ReplayRow
@@ -14,6 +14,7 @@ __all__ = [
     "EnvRecord",
     "EnvSummary",
     "PlayResult",
+    "RecordUpdate",
     "ReplayRow",
     "SketchRow",
     "StoredSketch",

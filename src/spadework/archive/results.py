@@ -16,7 +16,8 @@ under stable names that runs have always written::
     play_seeds, last_played, replays                           # once the loop has replayed it ([replay])
 
 ``DesignResult.to_metrics`` writes exactly these keys and ``DesignResult.from_metrics`` reads them
-back, from old archives too; nothing else reads them by name.
+back, from old archives too; nothing else reads them by name. A later iteration changes some of them
+in a stored record through a ``RecordUpdate`` (a replay's pooled play; a window's pay once it closes).
 """
 
 from __future__ import annotations
@@ -240,6 +241,55 @@ class DesignResult:
             play=PlayResult.from_metrics(metrics), form=_text(metrics.get("form")),
             skill=_text(metrics.get("skill")), score=_score(metrics.get("designer_score")),
         )
+
+
+@dataclass(frozen=True)
+class RecordUpdate:
+    """What a later iteration changes in an archived design's metrics (``Archive.commit_iteration``
+    merges ``to_metrics`` into the stored ones; other stored keys stay).
+
+    Attributes:
+        play: a replayed environment's plays with the replay's pooled in (``PlayResult.to_metrics``'s
+            keys); None: the stored play stays.
+        designer_reward: the designer's reward, when the design's window closes after the iteration
+            that designed it; None: not paid by this update.
+        designer_advantage: the designer's advantage; given with ``designer_reward``.
+        score: the reward's components (``designer_score``), with the pay; None: none written.
+
+    Raises:
+        ValueError: only one of ``designer_reward`` and ``designer_advantage`` is given, or a
+            ``score`` without them.
+    """
+
+    play: PlayResult | None = None
+    designer_reward: float | None = None
+    designer_advantage: float | None = None
+    score: DesignerScore | None = None
+
+    def __post_init__(self) -> None:
+        if (self.designer_reward is None) != (self.designer_advantage is None):
+            raise ValueError("RecordUpdate: designer_reward and designer_advantage are paid together; "
+                             "give both or neither")
+        if self.score is not None and self.designer_reward is None:
+            raise ValueError("RecordUpdate: a score comes with the designer's pay; give designer_reward "
+                             "and designer_advantage with it")
+
+    def to_metrics(self) -> dict[str, Any]:
+        """The keys merged into the stored metrics: the play's, then the pay's (with its score).
+
+        >>> RecordUpdate(designer_reward=0.5, designer_advantage=0.25).to_metrics()
+        {'designer_reward': 0.5, 'designer_advantage': 0.25}
+        >>> play = PlayResult("", (0.0,), (1.0,), 0.0, 1.0, 1.0, seeds=(7,), last_played=3, replays=1)
+        >>> RecordUpdate(play).to_metrics() == play.to_metrics(), RecordUpdate().to_metrics()
+        (True, {})
+        """
+        metrics = {} if self.play is None else self.play.to_metrics()
+        if self.designer_reward is not None:
+            metrics.update({"designer_reward": self.designer_reward,
+                            "designer_advantage": self.designer_advantage})
+            if self.score is not None:
+                metrics["designer_score"] = self.score.to_json()
+        return metrics
 
 
 def _score(value: Any) -> DesignerScore | None:

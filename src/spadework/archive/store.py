@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -18,6 +18,7 @@ from typing import Any, Self
 
 from spadework.archive import side, summary
 from spadework.archive.records import EnvRecord, utc_now
+from spadework.archive.results import RecordUpdate
 from spadework.archive.schema import (
     ARCHIVE_FILE,
     COLUMNS,
@@ -138,13 +139,13 @@ class Archive:
 
     def commit_iteration(
         self, iteration: int, records: list[EnvRecord], metrics: dict[str, Any], state: dict[str, Any],
-        updates: dict[int, dict[str, Any]] | None = None, *,
+        updates: Mapping[int, RecordUpdate] | None = None, *,
         sketches: tuple[str, Sequence[StoredSketch]] = ("", ()),
         vectors: VectorUpdate | None = None,
     ) -> list[EnvRecord]:
         """Store one self-play iteration whole: its environments, metrics and loop state, and the
-        metrics it changed of environments already stored (``updates``: record id → keys merged
-        as ``update_metrics`` does; replayed environments).
+        metrics it changed of environments already stored (``updates``: record id → what changes,
+        its ``to_metrics`` merged as ``update_metrics`` does: a replay's plays, a closing window's pay).
 
         The loop's side rows go in with them: ``sketches`` (a scheme and the near-duplicate
         sketches of the new valid sources) and ``vectors`` (the diversity batch; its positions
@@ -153,8 +154,8 @@ class Archive:
         One transaction: after a crash either all of it is there or none of it.
         """
         with self._write() as conn:
-            for id, changed in (updates or {}).items():
-                _merge_metrics(conn, id, changed, self.path)
+            for id, update in (updates or {}).items():
+                _merge_metrics(conn, id, update.to_metrics(), self.path)
             stored = [_insert(conn, record) for record in records]
             side.put_sketches(conn, sketches[0], sketches[1])
             if vectors is not None:

@@ -12,9 +12,8 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
-from spadework.archive import EnvRecord, PlayResult
+from spadework.archive import EnvRecord, PlayResult, RecordUpdate
 from spadework.outcomes import DesignOutcome, paired_scores, voided_outcome
 from spadework.replay.levels import ReplayCandidates, ReplayLevel, fresh_seeds, replay_levels
 from spadework.replay.priority import ReplayScore, draw_distinct, replay_priorities
@@ -109,10 +108,10 @@ class ReplayResult:
     pooled: tuple[PlayResult, ...] = ()
     episodes: int = 0
 
-    def updates(self) -> dict[int, dict[str, Any]]:
-        """The archive's changes: each replayed record's play keys (``PlayResult.to_metrics``)."""
-        return {level.record_id: play.to_metrics() for level, play in zip(self.plan.levels, self.pooled,
-                                                                             strict=True)}
+    def updates(self) -> dict[int, RecordUpdate]:
+        """The archive's changes: each replayed record's plays, with this iteration's pooled in."""
+        return {level.record_id: RecordUpdate(play=play) for level, play in zip(self.plan.levels, self.pooled,
+                                                                                   strict=True)}
 
     def metrics(self, all_episodes: int) -> dict[str, float]:
         """``replay/...`` metrics; none when replay is off (``all_episodes``: the iteration's)."""
