@@ -70,22 +70,27 @@ WINDOWS_DIR = "windows"
 class Reporter(Protocol):
     """Where the loop says what it is doing (a progress display, or nothing)."""
 
-    def phase(self, name: str, total: int | None) -> None: ...
-    def advance(self, amount: int = 1) -> None: ...
-    def iteration_done(self, iteration: int, metrics: dict[str, float]) -> None: ...
+    def phase(self, name: str, total: int | None) -> None:
+        """Start a phase of ``total`` steps (None: unknown)."""
+
+    def advance(self, amount: int = 1) -> None:
+        """Count ``amount`` steps of the phase as done."""
+
+    def iteration_done(self, iteration: int, metrics: dict[str, float]) -> None:
+        """Show an iteration's metrics once it is committed."""
 
 
 class SilentReporter:
     """Reports nothing (tests, library use)."""
 
     def phase(self, name: str, total: int | None) -> None:
-        pass
+        """Show nothing."""
 
     def advance(self, amount: int = 1) -> None:
-        pass
+        """Show nothing."""
 
     def iteration_done(self, iteration: int, metrics: dict[str, float]) -> None:
-        pass
+        """Show nothing."""
 
 
 @dataclass(frozen=True)
@@ -104,10 +109,12 @@ class LoopState:
     """The environment set in play and its plays so far (``Window``); None before the first."""
 
     def to_json(self) -> dict[str, Any]:
+        """The state as JSON (``from_json`` reads it back)."""
         return {"sampler": self.sampler, "window": None if self.window is None else self.window.to_json()}
 
     @classmethod
     def from_json(cls, data: dict[str, Any] | None) -> LoopState:
+        """The state written by ``to_json``; an empty one for None (a run's start)."""
         data = data or {}
         return cls(sampler=data.get("sampler"), window=Window.from_json(data.get("window")))
 
@@ -247,6 +254,7 @@ class Loop:
         return [replace(d, text=cut_to_budget(d.text, budget)) for d in drawn]
 
     def design(self, iteration: int, documents: list[Document]) -> list[Design]:
+        """The iteration's designs: drawn from the fixed pool, or written for ``documents``."""
         ids = [design_id(iteration, k) for k in range(len(documents))]
         if self.pool:
             return draw_designs(self.pool, len(documents), self.iteration_seed(iteration), ids)

@@ -46,4 +46,5 @@ class MeteredPolicy:
         return counted
 
     def close(self) -> None:
+        """Close the wrapped policy."""
         self.policy.close()

@@ -46,15 +46,18 @@ class RichReporter:
         self.progress.stop()
 
     def phase(self, name: str, total: int | None) -> None:
+        """Show a progress bar for the phase (replacing the previous one)."""
         if self.task is not None:
             self.progress.remove_task(self.task)
         self.task = self.progress.add_task(name, total=total)
 
     def advance(self, amount: int = 1) -> None:
+        """Advance the phase's progress bar."""
         if self.task is not None:
             self.progress.advance(self.task, amount)
 
     def iteration_done(self, iteration: int, metrics: dict[str, float]) -> None:
+        """Print the iteration's summary table."""
         if self.task is not None:
             self.progress.remove_task(self.task)
             self.task = None

@@ -131,22 +131,27 @@ class EnvRecord:
 
     @property
     def valid(self) -> bool:
+        """Whether the verdict found it valid."""
         return self.verdict.valid
 
     @property
     def hint(self) -> str | None:
+        """The hint the verdict read from its first seed; None when there was none."""
         return self.verdict.hint
 
     @property
     def tolerances(self) -> tuple[str, ...]:
+        """What the loader tolerated in it (and read another way)."""
         return self.verdict.tolerances
 
     @property
     def reason(self) -> str:
+        """One line: ``valid``, or the first failed check with its message."""
         return self.verdict.reason
 
     @property
     def class_name(self) -> str | None:
+        """The environment's class name, when the verdict found one."""
         return self.verdict.class_name
 
     @property

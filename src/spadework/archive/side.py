@@ -157,9 +157,11 @@ class Rows:
 
     @property
     def view(self) -> np.ndarray:
+        """The rows appended so far (a view, not a copy)."""
         return self._data[:self._count]
 
     def append(self, rows: np.ndarray) -> None:
+        """Append ``rows`` (reshaped to this width), growing the capacity when full."""
         rows = np.asarray(rows, dtype=self._data.dtype).reshape(-1, self._data.shape[1])
         need = self._count + len(rows)
         if need > len(self._data):

@@ -64,6 +64,7 @@ class EnvSummary:
 
     @property
     def designed(self) -> bool:
+        """Whether the record is a designed attempt (it has an iteration)."""
         return self.iteration != NOT_DESIGNED
 
     @property
@@ -116,6 +117,7 @@ class EnvSummary:
 
     @classmethod
     def from_row(cls, row: tuple[Any, ...]) -> EnvSummary:
+        """The summary of a ``summaries`` table row (its columns in ``COLUMNS`` order)."""
         values = dict(zip(COLUMNS, row, strict=True))
         for flag in ("valid", "final", "played"):
             values[flag] = bool(values[flag])

@@ -114,6 +114,7 @@ class EnvResult:
 
     @property
     def name(self) -> str:
+        """The environment file's name."""
         return self.path.name
 
     @property
@@ -128,6 +129,7 @@ class EnvResult:
         return designer_score(self.scores.estimate(), [self.scores.nohint], blend)
 
     def to_json(self, blend: BlendSettings = REFERENCE_BLEND) -> dict[str, Any]:
+        """The result as JSON: its screening and, when played, its scores, rates and rewards."""
         data: dict[str, Any] = {"name": self.name, "path": str(self.path), "kind": self.kind.value,
                                 "expected": self.kind.expected, "screening": self.screening.value,
                                 "valid": self.screening.played, "reason": self.reason,
@@ -185,9 +187,11 @@ class Calibration:
         return cls(results, tuple(report["seeds"]), report["isolation"], blend)
 
     def with_screening(self, screening: Screening) -> tuple[EnvResult, ...]:
+        """The results of the given screening, in order."""
         return tuple(r for r in self.results if r.screening is screening)
 
     def summary_json(self) -> dict[str, Any]:
+        """The calibration's findings as JSON: rank correlations, separation, leaks caught and missed."""
         return {
             "ranked": sum(1 for r in self.results if r.ranked),
             "spearman": self.correlation().to_json(),

@@ -90,6 +90,7 @@ class PairedScores:
         return PairedScores(tuple(h for h, _ in pairs), tuple(n for _, n in pairs))
 
     def to_json(self) -> dict[str, list[float]]:
+        """The scores as JSON: ``{"nohint": [...], "hint": [...]}``."""
         return {"nohint": list(self.nohint), "hint": list(self.hint)}
 
 
@@ -124,6 +125,7 @@ class RankCorrelation:
         return None if self.rho is None else rho_interval(self.rho, self.n)
 
     def to_json(self) -> dict[str, Any]:
+        """The correlation as JSON, with its meaning and its interval (None when undefined)."""
         interval = self.interval
         return {"rho": self.rho, "p_value": self.p_value, "n": self.n, "meaning": RHO_MEANING,
                 "low": None if interval is None else interval[0],
@@ -227,6 +229,7 @@ class Separation:
         }[self.reached]
 
     def to_json(self) -> dict[str, Any]:
+        """The separation as JSON, with its description and both kinds' intervals."""
         return {"reached": self.reached.value, "k": self.k, "plays": self.plays, "text": self.describe(),
                 "frontier": self.frontier.to_json() if self.frontier else None,
                 "easy": self.easy.to_json() if self.easy else None}

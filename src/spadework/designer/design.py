@@ -58,6 +58,7 @@ class DesignAttempt:
     completion_tokens: int = 0
 
     def to_json(self) -> dict[str, Any]:
+        """The attempt as JSON (``from_json`` reads it back)."""
         return {
             "attempt": self.attempt,
             "conversation": [m.to_json() for m in self.conversation],
@@ -69,6 +70,7 @@ class DesignAttempt:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> DesignAttempt:
+        """The attempt written by ``to_json``."""
         return cls(
             attempt=int(data["attempt"]),
             conversation=tuple(Message.from_json(m) for m in data["conversation"]),
@@ -109,6 +111,7 @@ class Design:
 
     @property
     def valid(self) -> bool:
+        """Whether the final attempt is valid."""
         return self.final.verdict.valid
 
     @property
@@ -122,6 +125,7 @@ class Design:
         return sum(a.completion_tokens for a in self.attempts)
 
     def to_json(self) -> dict[str, Any]:
+        """The design as JSON (``from_json`` reads it back; the skill is not kept)."""
         return {
             "design_id": self.design_id,
             "document_id": self.document_id,
@@ -134,6 +138,7 @@ class Design:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Design:
+        """The design written by ``to_json``."""
         return cls(
             design_id=data["design_id"],
             document_id=data["document_id"],

@@ -57,6 +57,7 @@ class MemoryDigest:
 
     @property
     def empty(self) -> bool:
+        """Whether the digest names no environment at all."""
         return not (self.references or self.recent or self.too_easy or self.too_hard)
 
     def render(self) -> str:
@@ -89,6 +90,7 @@ class MemoryDigest:
         return "\n".join(lines)
 
     def to_json(self) -> dict[str, Any]:
+        """The digest as JSON (``from_json`` reads it back)."""
         return {
             "references": [list(r) for r in self.references],
             "recent": [list(r) for r in self.recent],
@@ -98,6 +100,7 @@ class MemoryDigest:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> MemoryDigest:
+        """The digest written by ``to_json``; missing lists are empty."""
         return cls(
             references=tuple((str(n), str(d), float(r)) for n, d, r in data.get("references", ())),
             recent=tuple((str(n), str(d)) for n, d in data.get("recent", ())),

@@ -193,6 +193,7 @@ class Sketch:
 
     @classmethod
     def from_bytes(cls, data: bytes, size: int) -> Sketch:
+        """The sketch of a signature stored by ``to_bytes``, with its shingle count."""
         return cls(tuple(int(v) for v in np.frombuffer(data, dtype="<u8")), size)
 
 

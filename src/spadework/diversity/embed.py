@@ -28,7 +28,8 @@ class Embedder(Protocol):
     name: str
     """Stable name, part of the cache key: two embedders with one name must agree."""
 
-    def embed(self, texts: Sequence[str]) -> np.ndarray: ...
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """One unit vector per text, as the rows of a matrix."""
 
 
 def _tokens(text: str) -> list[str]:
@@ -59,6 +60,7 @@ class HashingEmbedder:
         self.name = f"hashing-3gram-{dimension}"
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """One unit vector per text: its hashed word counts."""
         rows = np.zeros((len(texts), self.dimension))
         for row, text in zip(rows, texts, strict=True):
             for token in _tokens(text):
@@ -79,6 +81,7 @@ class FakeEmbedder:
         self.calls: list[int] = []
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """One unit vector per text: the vector of the first key it holds, else its hashed one."""
         self.calls.append(len(texts))
         rows = []
         for text in texts:
@@ -130,6 +133,7 @@ class MiniLMEmbedder:
         self.batch_size = batch_size
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """One unit vector per text: MiniLM's mean-pooled embedding, in batches."""
         tokenizer, model, torch = _load_minilm(str(self.folder))
         rows = []
         for start in range(0, len(texts), self.batch_size):

@@ -44,14 +44,17 @@ class NearIndex:
 
     @property
     def flags(self) -> np.ndarray:
+        """Each stored vector's near-duplicate flag, in the order they were added."""
         return self._flags.view[:, 0]
 
     @property
     def ids(self) -> np.ndarray:
+        """Each stored vector's record id, in the order they were added."""
         return self._ids.view[:, 0]
 
     @property
     def flagged(self) -> int:
+        """How many stored vectors are flagged as near-duplicates."""
         return int(self.flags.sum())
 
     def recent(self, count: int) -> np.ndarray:
@@ -61,6 +64,7 @@ class NearIndex:
         return self._vectors.view[len(self) - count:].astype(np.float64)
 
     def add(self, ids: np.ndarray, vectors: np.ndarray, flags: np.ndarray) -> None:
+        """Store vectors with their record ids and near-duplicate flags (and add them to the index)."""
         vectors = np.asarray(vectors).reshape(len(ids), self.dimension)
         self._position.update((int(id), len(self) + k) for k, id in enumerate(ids))
         self._ids.append(np.asarray(ids, dtype=np.int64).reshape(-1, 1))
@@ -74,10 +78,12 @@ class NearIndex:
             self._ann.add(np.asarray(ids, dtype=np.uint64), self._vectors.view[len(self) - len(ids):])
 
     def flag(self, positions) -> None:
+        """Flag the vectors at ``positions`` as near-duplicates."""
         self._flags.view[list(positions), 0] = True
 
     @property
     def has_ann(self) -> bool:
+        """Whether the approximate nearest-neighbour index has been built."""
         return self._ann is not None
 
     def build(self, path: Path | None = None, warn=print) -> None:

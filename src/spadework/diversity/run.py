@@ -112,6 +112,7 @@ class DiversityTracker:
 
     @property
     def index_path(self) -> Path | None:
+        """Where the nearest-neighbour index of this embedder is saved; None when it is never saved."""
         name = "".join(c if c.isalnum() or c in "-_." else "_" for c in self.embedder.name)
         return None if self.index_dir is None else self.index_dir / f"vectors-{name}.usearch"
 

@@ -38,6 +38,7 @@ class TextEnv:
     max_turns: int = 20
 
     def reset(self, seed: int | None = None) -> tuple[str, dict]:
+        """Start the episode of ``seed``: a fresh ``rng``, turn 0; returns ``(observation, {})``."""
         self.seed = seed
         self.rng = random.Random(seed)
         self.turn = 0
@@ -45,6 +46,7 @@ class TextEnv:
         return self.new_episode(), {}
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict]:
+        """Play one action: ``(observation, reward, terminated, truncated, info)``."""
         if self.over:
             return "The episode is over.", 0.0, True, False, {"turn": self.turn}
         self.turn += 1
@@ -57,15 +59,19 @@ class TextEnv:
         return observation, float(reward), bool(solved), truncated, {"turn": self.turn}
 
     def new_episode(self) -> str:
+        """Set up the episode from ``self.rng`` and return its first observation (write this)."""
         raise NotImplementedError("write new_episode(): set up the episode, return the first observation")
 
     def apply(self, action: str) -> tuple[str, float, bool]:
+        """Apply one action: ``(observation, reward, solved)``; a ``ValueError`` refuses it."""
         raise NotImplementedError("write apply(action): return (observation, reward, solved)")
 
     def solution(self) -> list[str]:
+        """The actions that solve this episode (write this)."""
         raise NotImplementedError("write solution(): the actions that solve this episode")
 
     def hint(self) -> str:
+        """Privileged help for this episode that does not give the answer away (write this)."""
         raise NotImplementedError("write hint(): privileged help that does not give the answer")
 
 
@@ -96,6 +102,7 @@ class AnswerEnv(TextEnv):
     answer: object = None
 
     def apply(self, action: str) -> tuple[str, float, bool]:
+        """Check a guess against the answer: solved when it matches, else ``feedback``'s text."""
         if answers_match(action, self.correct_answer()):
             return "Correct.", 1.0, True
         try:
@@ -106,12 +113,15 @@ class AnswerEnv(TextEnv):
             return NOT_RIGHT, 0.0, False
 
     def feedback(self, guess: str) -> str:
+        """What a wrong guess is told (override to say more, e.g. higher or lower)."""
         return NOT_RIGHT
 
     def solution(self) -> list[str]:
+        """The answer, as text, in one action."""
         return [answer_text(self.correct_answer())]
 
     def correct_answer(self) -> object:
+        """The episode's answer; raises ``RuntimeError`` when ``new_episode()`` set none."""
         if self.answer is None or self.answer == "" or self.answer == []:
             raise RuntimeError("new_episode() set no answer: store the puzzle's answer in self.answer")
         return self.answer

@@ -269,6 +269,7 @@ class DeclaredWorld(ToolWorld):
         return TURNS_PER_STEP * (self.steps if steps_ok(self.steps) else 1) + 2
 
     def new_episode(self) -> str:
+        """Draw this seed's records and tasks; returns the task (several: numbered, in order)."""
         collections, kinds, size, self._slips = tolerated(self.collections, self.tasks, self.size)
         problem = declaration_problem(collections, self.links, kinds, self.steps, size)
         if problem:
@@ -290,6 +291,7 @@ class DeclaredWorld(ToolWorld):
         return "Do these in order:\n" + "\n".join(f"{n}. {s.task}" for n, s in enumerate(drawn, start=1))
 
     def solution(self) -> list[str]:
+        """The tool calls that do every drawn task, in order."""
         return [c for step in self._drawn for c in step.calls]
 
     def slips(self) -> list[str]:
@@ -297,6 +299,7 @@ class DeclaredWorld(ToolWorld):
         return list(getattr(self, "_slips", ()))
 
     def hint(self) -> str:
+        """Find records by their fields before changing them by id; what transfers and links change."""
         kinds = {step.kind for step in self._drawn}
         text = "Tools change a record by its id, but the task names records by other fields: find them first."
         if "transfer" in kinds:

@@ -67,6 +67,7 @@ class Param:
     description: str = ""
 
     def schema(self) -> dict[str, Any]:
+        """The parameter's JSON schema: its type, item type and description when known."""
         schema: dict[str, Any] = {} if self.kind is None else {"type": self.kind}
         if self.items is not None:
             schema["items"] = {"type": self.items}

@@ -68,6 +68,7 @@ class ToolEnv(TextEnv):
     goal_problem: str | None = None
 
     def reset(self, seed: int | None = None) -> tuple[str, dict]:
+        """Start the episode as ``TextEnv`` does; the info holds the tools (``prepare_episode``)."""
         observation, _ = super().reset(seed)
         return observation, self.prepare_episode()
 
@@ -123,6 +124,7 @@ class ToolEnv(TextEnv):
         return self._target is not None and self.state() == self._target
 
     def apply(self, action: str) -> tuple[str, float, bool]:
+        """Run the tool calls in ``action`` (the first ``MAX_CALLS``); none: it is the answer."""
         if getattr(self, "_tools", None) is None:  # a reset() of its own that skipped ours
             self.prepare_episode()
         calls = parse_calls(action)  # a ToolCallError is a ValueError: the player reads why
@@ -308,6 +310,7 @@ class ToolWorld(ToolEnv):
         return {name: value for name, value in ToolEnv.state(self).items() if name != "records"}
 
     def check_world(self) -> None:
+        """Raise ``ValueError`` when the records are not usable (a world of its own is not checked)."""
         if self.keeps_own_world():
             return
         problem = tool_records.records_problem(self.records)
@@ -315,6 +318,7 @@ class ToolWorld(ToolEnv):
             raise ValueError(problem)
 
     def state(self) -> Any:
+        """The world as plain data: the records, or the attributes of a world of its own."""
         return self._own_world() if self.keeps_own_world() else _plain(self.records)
 
     @property

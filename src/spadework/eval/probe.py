@@ -80,6 +80,7 @@ class ProbeOpener:
         self.sandbox = sandbox
 
     def open(self, source: str) -> Any:
+        """A held-out task's environment, or a probe's source opened in the sandbox."""
         if source in self.held_out.tasks:
             return self.held_out.open(source)
         if self.sandbox is None:

@@ -49,6 +49,7 @@ class PolicyEval:
     result: EvalResult
 
     def to_json(self) -> dict[str, Any]:
+        """The policy's results as JSON: tallies per task, per suite and overall, and every item."""
         result = self.result
         return {
             "name": self.name,
@@ -92,6 +93,7 @@ class PairedRow:
     stats: PairedStats
 
     def to_json(self) -> dict[str, Any]:
+        """The comparison as JSON: the difference with its interval, and wins, losses and ties."""
         s = self.stats
         return {"a": self.a, "b": self.b, "scope": self.scope, "n": s.n, "diff": s.diff, "ci_low": s.ci_low,
                 "ci_high": s.ci_high, "wins": s.wins, "losses": s.losses, "ties": s.ties}

@@ -67,6 +67,7 @@ class ItemResult:
         return f"{self.suite.value}/{self.task}"
 
     def to_json(self) -> dict[str, Any]:
+        """The item as JSON; with its entry, error and figures when it has an entry."""
         shown: dict[str, Any] = {"suite": self.suite.value, "task": self.task, "seed": self.seed,
                                  "score": self.score, "solved": self.solved, "turns": self.turns}
         if self.entry is not None:
@@ -127,6 +128,7 @@ class Tally:
         return cls(n, sum(1 for i in items if i.solved), sum(i.score for i in items) / n if n else 0.0)
 
     def to_json(self) -> dict[str, Any]:
+        """The tally as JSON: accuracy with its interval, and the mean score."""
         low, high = self.interval
         return {"n": self.n, "solved": self.solved, "accuracy": self.accuracy, "ci_low": low, "ci_high": high,
                 "mean_score": self.mean_score}

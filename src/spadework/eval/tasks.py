@@ -69,6 +69,7 @@ class TaskSpec:
         return AgentForm.GAME if self.suite in MULTI_TURN else AgentForm.ANSWER
 
     def to_json(self) -> dict[str, str]:
+        """The task as JSON: its suite and name."""
         return {"suite": self.suite.value, "task": self.task}
 
 

@@ -49,9 +49,11 @@ class Channel:
         return payload[0]
 
     def send(self, kind: str, **fields: Any) -> None:
+        """Broadcast a message of ``kind`` with ``fields`` to the followers (the main process sends)."""
         self._broadcast({"kind": kind, **fields})
 
     def receive(self) -> dict[str, Any]:
+        """The next message the main process broadcast (followers only; the main process raises)."""
         message = self._broadcast(None)
         if message is None:
             raise ValueError("Channel.receive on the main process: the main process sends, followers receive")

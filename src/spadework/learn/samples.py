@@ -53,6 +53,7 @@ class TrainSample:
 
     @property
     def trained_tokens(self) -> int:
+        """How many tokens the sample trains on (its mask's ones)."""
         return sum(self.mask)
 
     @property
@@ -65,12 +66,14 @@ class TrainSample:
         return self.source.partition("/")[0]
 
     def to_json(self) -> dict[str, Any]:
+        """The sample as JSON (the behaviour log-probs only when kept)."""
         data = {"role": self.role.value, "ids": list(self.ids), "mask": list(self.mask),
                 "advantage": self.advantage, "source": self.source}
         return {**data, "behaviour": list(self.behaviour)} if self.behaviour else data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TrainSample:
+        """The sample written by ``to_json``."""
         return cls(TrainRole(data["role"]), tuple(data["ids"]), tuple(data["mask"]),
                    float(data["advantage"]), data["source"], tuple(data.get("behaviour", ())))
 

@@ -38,13 +38,15 @@ def gguf_adapter(checkpoint: Path, peft_model: Any) -> Path:
 class WeightSync(Protocol):
     """Makes the engine serve the adapter saved in a checkpoint folder."""
 
-    def publish(self, checkpoint: Path, peft_model: Any) -> dict[str, float]: ...
+    def publish(self, checkpoint: Path, peft_model: Any) -> dict[str, float]:
+        """Make the engine serve the adapter of ``checkpoint``; returns ``learn/...`` timing metrics."""
 
 
 class NoSync:
     """Nothing to send: the engine is a fake, or it is the learner's own model."""
 
     def publish(self, checkpoint: Path, peft_model: Any) -> dict[str, float]:
+        """Nothing to publish (the engine is the trained model); no metrics."""
         return {}
 
 
@@ -55,6 +57,7 @@ class EmbeddedSync:
         self.policy = policy
 
     def publish(self, checkpoint: Path, peft_model: Any) -> dict[str, float]:
+        """Load the checkpoint's adapter, converted to GGUF, into the embedded engine; returns its time."""
         start = time.perf_counter()
         self.policy.load_adapter(gguf_adapter(checkpoint, peft_model))
         return {"learn/sync_s": time.perf_counter() - start}
@@ -115,6 +118,7 @@ class ServerSync:
                               "check that the server is up") from None
 
     def publish(self, checkpoint: Path, peft_model: Any) -> dict[str, float]:
+        """Load the adapter into the server under a new name and unload the last; returns its time."""
         start = time.perf_counter()
         load, unload = ENDPOINTS[self.kind]  # LLAMA_CPP has its own class
         self.count += 1
@@ -163,9 +167,11 @@ class LlamaServerSync:
         return self.server.process
 
     def publish(self, checkpoint: Path, peft_model: Any) -> dict[str, float]:
+        """Restart the llama.cpp server with the checkpoint's adapter, converted to GGUF; returns its time."""
         start = time.perf_counter()
         self.server.start(gguf_adapter(checkpoint, peft_model))
         return {"learn/sync_s": time.perf_counter() - start}
 
     def close(self) -> None:
+        """Stop the server."""
         self.server.close()

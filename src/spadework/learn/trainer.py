@@ -47,6 +47,7 @@ class Trainer:
     @classmethod
     def build(cls, base: LoadedModel, settings: TrainerSettings, sync: WeightSync, run_dir: Path,
               accelerator: Any = None) -> Trainer:
+        """A trainer of a LoRA adapter on ``base`` (with a channel to followers under ``accelerator``)."""
         model = with_lora(base.model, rank=settings.lora_rank, alpha=settings.lora_alpha,
                           dropout=settings.lora_dropout, targets=settings.lora_targets)
         learner = Learner(model, base.tokenizer, settings.learner, accelerator)

@@ -28,10 +28,12 @@ class Message:
     content: str
 
     def to_json(self) -> dict[str, str]:
+        """The message as JSON: its role and content."""
         return {"role": self.role.value, "content": self.content}
 
     @classmethod
     def from_json(cls, data: dict[str, str]) -> Message:
+        """The message written by ``to_json``."""
         return cls(Role(data["role"]), data["content"])
 
 
@@ -130,7 +132,9 @@ class Policy(Protocol):
         self, conversations: Sequence[Conversation], sampling: Sampling,
         tools: ToolsPerConversation | None = None,
     ) -> list[Completion]:
+        """One completion per conversation, in order."""
         ...
 
     def close(self) -> None:
+        """Release the backend's resources."""
         ...

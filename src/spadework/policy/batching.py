@@ -134,16 +134,35 @@ class Decoder(Protocol):
     slots: int
     n_ctx: int
 
-    def decode(self, entries: Sequence[tuple[int, int, int, bool]]) -> None: ...
-    def new_sampler(self, request: SequenceRequest) -> Any: ...
-    def free_sampler(self, sampler: Any) -> None: ...
-    def sample(self, sampler: Any, index: int) -> int: ...
-    def is_end(self, token: int) -> bool: ...
-    def piece(self, token: int) -> bytes: ...
-    def forget(self, slot: int, start: int) -> None: ...
-    def save(self, slot: int) -> Any: ...
-    def restore(self, slot: int, state: Any) -> None: ...
-    def state_size(self, state: Any) -> int: ...
+    def decode(self, entries: Sequence[tuple[int, int, int, bool]]) -> None:
+        """Decode one batch of ``(slot, token, position, wants_logits)`` entries."""
+
+    def new_sampler(self, request: SequenceRequest) -> Any:
+        """A sampler of the request's own (its temperature and seed)."""
+
+    def free_sampler(self, sampler: Any) -> None:
+        """Free a sampler made by ``new_sampler``."""
+
+    def sample(self, sampler: Any, index: int) -> int:
+        """A token drawn from the logits of the ``index``-th entry of the last batch."""
+
+    def is_end(self, token: int) -> bool:
+        """Whether the token ends generation."""
+
+    def piece(self, token: int) -> bytes:
+        """The token's text bytes."""
+
+    def forget(self, slot: int, start: int) -> None:
+        """Drop the slot's cells from position ``start`` on."""
+
+    def save(self, slot: int) -> Any:
+        """A copy of the slot's state."""
+
+    def restore(self, slot: int, state: Any) -> None:
+        """Make the slot hold a saved state."""
+
+    def state_size(self, state: Any) -> int:
+        """The size of a saved state in bytes."""
 
 
 @dataclass

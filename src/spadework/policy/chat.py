@@ -32,7 +32,8 @@ class Tokenizer(Protocol):
     ``tokenizer.encode(text, add_special_tokens=False)``.
     """
 
-    def encode(self, text: str) -> list[int]: ...
+    def encode(self, text: str) -> list[int]:
+        """The ids of ``text``, without special tokens."""
 
 
 @runtime_checkable
@@ -47,13 +48,16 @@ class TemplatedTokenizer(Protocol):
 
     chat_template: str | None
 
-    def encode(self, text: str) -> list[int]: ...
+    def encode(self, text: str) -> list[int]:
+        """The ids of ``text``, without special tokens."""
 
     def render_chat(
         self, messages: Sequence[Message], *, add_generation_prompt: bool, tools: Tools | None = None
-    ) -> str: ...
+    ) -> str:
+        """The messages as the tokenizer's chat template renders them."""
 
-    def encode_offsets(self, text: str) -> tuple[list[int], list[tuple[int, int]]] | None: ...
+    def encode_offsets(self, text: str) -> tuple[list[int], list[tuple[int, int]]] | None:
+        """The ids of ``text`` and each id's ``(start, end)`` characters; None when it cannot say."""
 
 
 Render = Callable[[Sequence[Message], bool], str]
@@ -80,10 +84,12 @@ class ChatTemplate:
     separator: str
 
     def to_json(self) -> dict[str, str]:
+        """The template as JSON (``from_json`` reads it back)."""
         return {"name": self.name, "header": self.header, "footer": self.footer, "separator": self.separator}
 
     @classmethod
     def from_json(cls, data: dict[str, str]) -> ChatTemplate:
+        """The template written by ``to_json``."""
         return cls(data["name"], data["header"], data["footer"], data["separator"])
 
 

@@ -30,6 +30,7 @@ class FakeDecoder:
         self.requests: list[SequenceRequest] = []
 
     def decode(self, entries: Sequence[tuple[int, int, int, bool]]) -> None:
+        """Record the batch and hold its tokens (``KeyboardInterrupt`` at ``interrupt_at``)."""
         if self.interrupt_at is not None and len(self.batches) == self.interrupt_at:
             self.interrupt_at = None
             raise KeyboardInterrupt
@@ -44,35 +45,44 @@ class FakeDecoder:
         self.batches.append(list(entries))
 
     def new_sampler(self, request: SequenceRequest) -> dict[str, Any]:
+        """A scripted sampler: a step of 2 for sampled odd seeds, else 1."""
         self.live_samplers += 1
         self.requests.append(request)
         return {"step": 2 if request.temperature > 0 and request.seed % 2 else 1}
 
     def free_sampler(self, sampler):
+        """Count the sampler as freed."""
         self.live_samplers -= 1
 
     def sample(self, sampler, index):
+        """The entry's last token plus the sampler's step, or the end token at the top."""
         slot = self.batches[-1][index][0]
         token = self.held[slot][-1] + sampler["step"]
         return END if token >= TOP else token
 
     def is_end(self, token):
+        """Whether the token is the end token."""
         return token == END
 
     def piece(self, token):
+        """The token's number and a space, as bytes."""
         return f"{token} ".encode()
 
     def forget(self, slot, start):
+        """Drop the slot's tokens from ``start`` on."""
         del self.held[slot][start:]
 
     def save(self, slot):
+        """A copy of the slot's tokens."""
         return list(self.held[slot])
 
     def restore(self, slot, state):
+        """Make the slot hold the saved tokens (an empty state leaves it as it is)."""
         if state:  # as llama.cpp: an empty state leaves what the slot held
             self.held[slot] = list(state)
 
     def state_size(self, state):
+        """Eight bytes per saved token."""
         return 8 * len(state)
 
 

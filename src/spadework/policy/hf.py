@@ -57,12 +57,14 @@ class ByteTokenizer:
     _split = re.compile("(" + "|".join(re.escape(s) for s in SPECIALS) + ")")
 
     def encode(self, text: str) -> list[int]:
+        """The UTF-8 bytes of ``text``, with each special token as one id above 255."""
         ids: list[int] = []
         for part in self._split.split(text):
             ids += [256 + SPECIALS.index(part)] if part in SPECIALS else list(part.encode("utf-8"))
         return ids
 
     def decode(self, ids: list[int]) -> str:
+        """The text of ``ids`` (bad UTF-8 replaced), special tokens as their names."""
         out, pending = [], bytearray()
         for i in ids:
             if i < 256:
@@ -92,9 +94,11 @@ class HFTokenizer:
         self.eos_token_id = self._turn_end_id()
 
     def encode(self, text: str) -> list[int]:
+        """The ids of ``text``, without special tokens."""
         return list(self.inner.encode(text, add_special_tokens=False))
 
     def decode(self, ids: list[int]) -> str:
+        """The text of ``ids``."""
         return str(self.inner.decode(ids))
 
     def render_chat(
@@ -296,6 +300,7 @@ class HFPolicy:
     def generate_one(
         self, conversation: Conversation, sampling: Sampling, tools: Tools | None = None
     ) -> Completion:
+        """One completion of ``conversation``."""
         return self._batch([conversation], [sampling], [tools])[0]
 
     def _batch(self, conversations: Sequence[Conversation], samplings: Sequence[Sampling],
@@ -325,4 +330,4 @@ class HFPolicy:
         return completions
 
     def close(self) -> None:
-        pass
+        """Nothing to release."""

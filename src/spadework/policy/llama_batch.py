@@ -140,6 +140,7 @@ class LlamaBatchDecoder:
         return chain
 
     def free_sampler(self, sampler: Any) -> None:
+        """Free a sampler chain made by ``new_sampler``."""
         self._lib.llama_sampler_free(sampler)
 
     def sample(self, sampler: Any, index: int) -> int:
@@ -147,6 +148,7 @@ class LlamaBatchDecoder:
         return int(self._lib.llama_sampler_sample(sampler, self._ctx, index))
 
     def is_end(self, token: int) -> bool:
+        """Whether the token ends generation (the model's end-of-generation tokens)."""
         return bool(self._lib.llama_vocab_is_eog(self._vocab, token))
 
     def piece(self, token: int) -> bytes:
@@ -172,6 +174,7 @@ class LlamaBatchDecoder:
             raise PolicyError(f"llama.cpp could not load a saved state into sequence {slot}")
 
     def state_size(self, state: Any) -> int:
+        """The size of a saved state in bytes."""
         return len(state)
 
     def close(self) -> None:

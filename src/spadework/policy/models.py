@@ -57,11 +57,13 @@ class ModelPreset:
         return self.data_pattern.format(module=module, n=index + 1)
 
     def to_json(self) -> dict[str, Any]:
+        """The preset as JSON (``from_json`` reads it back)."""
         return {"name": self.name, "packages": [list(p) for p in self.packages],
                 "data_pattern": self.data_pattern, "size": self.size, "sha256": self.sha256}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ModelPreset:
+        """The preset written by ``to_json``."""
         return cls(data["name"], tuple((str(d), str(v)) for d, v in data["packages"]),
                    data["data_pattern"], int(data["size"]), data["sha256"])
 

@@ -72,6 +72,7 @@ class PolicySettings:
         ]
 
     def to_json(self) -> dict[str, Any]:
+        """The settings as JSON, with the kind's name."""
         return {**asdict(self), "kind": self.kind.value}
 
     @classmethod

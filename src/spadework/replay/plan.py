@@ -65,6 +65,7 @@ class ReplayPlan:
 
     @property
     def env_ids(self) -> frozenset[str]:
+        """The episode names of every replayed environment."""
         return frozenset(self.env_id(level) for level in self.levels)
 
     def others(self, episodes: Sequence[Episode]) -> list[Episode]:

@@ -43,6 +43,7 @@ class BrowserCheck:
 
     @property
     def ok(self) -> bool:
+        """Whether every expected section is on the page and the console showed no errors."""
         return not self.missing and not self.errors
 
 

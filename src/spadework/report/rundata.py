@@ -106,14 +106,17 @@ class RunData:
 
     @property
     def valid_count(self) -> int:
+        """Valid environments in the archive (all of them, not only the rows read)."""
         return self.counts.valid
 
     @property
     def designs(self) -> int:
+        """Designs in the archive (their final attempts)."""
         return self.counts.designs
 
     @property
     def valid_designs(self) -> int:
+        """Valid designs in the archive (valid final attempts)."""
         return self.counts.valid_designs
 
 

@@ -73,10 +73,12 @@ class Frame:
 
     @property
     def x_span(self) -> tuple[float, float]:
+        """The plot's horizontal extent in pixels: left edge, right edge."""
         return (self.left, self.width - self.right)
 
     @property
     def y_span(self) -> tuple[float, float]:
+        """The plot's vertical extent in pixels: bottom edge, top edge."""
         return (self.height - self.bottom, self.top)
 
 

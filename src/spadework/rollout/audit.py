@@ -54,11 +54,13 @@ class PlayCheck:
     problem: str | None = None
 
     def to_json(self) -> dict[str, Any]:
+        """The check as JSON (``from_json`` reads it back)."""
         return {"observation": self.observation, "solution": list(self.solution), "hint": self.hint,
                 "contrast": list(self.contrast), "problem": self.problem}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> PlayCheck:
+        """The check written by ``to_json``."""
         return cls(str(data["observation"]), tuple(data["solution"]), str(data["hint"]),
                    tuple(data.get("contrast") or ()), data.get("problem"))
 

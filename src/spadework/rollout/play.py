@@ -59,7 +59,8 @@ T = TypeVar("T")
 class EnvOpener(Protocol):
     """What ``run_plays`` needs of a sandbox: ``Sandbox`` and the ``InProcessSandbox`` fake have it."""
 
-    def open(self, source: str) -> Any: ...
+    def open(self, source: str) -> Any:
+        """An environment handle for ``source``."""
 
 
 def transcript_tokens(messages: Sequence[Message], count_tokens: TokenCounter = estimate_tokens) -> int:

@@ -51,11 +51,13 @@ class PlayJob:
     form: AgentForm | None = None
 
     def to_json(self) -> dict[str, Any]:
+        """The job as JSON (``from_json`` reads it back)."""
         return {"env_id": self.env_id, "source": self.source, "seed": self.seed, "arm": self.arm.value,
                 "form": None if self.form is None else self.form.value}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> PlayJob:
+        """The job written by ``to_json``."""
         form = data.get("form")
         return cls(data["env_id"], data["source"], int(data["seed"]), Arm(data["arm"]),
                    None if form is None else AgentForm(form))
@@ -108,6 +110,7 @@ class Episode:
     check: PlayCheck | None = None
 
     def to_json(self) -> dict[str, Any]:
+        """The episode as JSON (``from_json`` reads it back)."""
         data = asdict(self)
         data["check"] = None if self.check is None else self.check.to_json()
         data["arm"] = self.arm.value
@@ -119,6 +122,7 @@ class Episode:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Episode:
+        """The episode written by ``to_json``."""
         fields = dict(data)
         fields["arm"] = Arm(data["arm"])
         fields["end"] = EndReason(data["end"])
@@ -171,6 +175,7 @@ class RolloutConfig:
                 raise ConfigError(f"RolloutConfig.{name} must be a whole number >= 1, got {value!r}")
 
     def to_json(self) -> dict[str, Any]:
+        """The settings as JSON (``from_json`` reads them back)."""
         data = asdict(self)
         data["sampling"]["stop"] = list(self.sampling.stop)
         data["hint_style"] = self.hint_style.value
@@ -178,6 +183,7 @@ class RolloutConfig:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> RolloutConfig:
+        """The settings written by ``to_json``; missing fields take their defaults."""
         fields = dict(data)
         if "sampling" in fields:
             sampling = dict(fields["sampling"])

@@ -51,10 +51,12 @@ class TokenizedTranscript:
             raise ValueError(f"ids ({len(self.ids)}) and mask ({len(self.mask)}) must have one entry each")
 
     def to_json(self) -> dict[str, Any]:
+        """The transcript as JSON (``from_json`` reads it back)."""
         return {"ids": list(self.ids), "mask": list(self.mask)}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TokenizedTranscript:
+        """The transcript written by ``to_json``."""
         return cls([int(i) for i in data["ids"]], [int(m) for m in data["mask"]])
 
 

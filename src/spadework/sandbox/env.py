@@ -25,11 +25,20 @@ class EnvHandle(Protocol):
     max_turns: Any
     tolerances: list[str]
 
-    def reset(self, seed: int | None = None) -> Any: ...
-    def step(self, action: str) -> Any: ...
-    def solution(self) -> Any: ...
-    def hint(self) -> Any: ...
-    def close(self) -> None: ...
+    def reset(self, seed: int | None = None) -> Any:
+        """Start the episode of ``seed``: ``(observation, info)``."""
+
+    def step(self, action: str) -> Any:
+        """Play one action: ``(observation, reward, terminated, truncated, info)``."""
+
+    def solution(self) -> Any:
+        """The actions that solve the current episode."""
+
+    def hint(self) -> Any:
+        """The current episode's hint."""
+
+    def close(self) -> None:
+        """End the environment (and its worker)."""
 
 
 class SandboxProtocol(Protocol):
@@ -39,10 +48,18 @@ class SandboxProtocol(Protocol):
     config: SandboxConfig
 
     @property
-    def isolation(self) -> Isolation: ...
-    def open(self, source: str) -> EnvHandle: ...
-    def check(self, code: Any, timeout_s: float | None = None) -> Any: ...  # a ``ProgramRun``
-    def close(self) -> None: ...
+    def isolation(self) -> Isolation:
+        """How environments are isolated."""
+
+    def open(self, source: str) -> EnvHandle:
+        """A loaded environment of ``source``."""
+
+    def check(self, code: Any, timeout_s: float | None = None) -> Any:
+        """The verdict of a program's trusted tests on its function (a ``ProgramRun``)."""
+
+    def close(self) -> None:
+        """Release the sandbox's workers."""
+
     def __enter__(self) -> Any: ...
     def __exit__(self, *exc: object) -> None: ...
 
@@ -85,22 +102,28 @@ class SandboxedEnv:
         raise raised(what, error)
 
     def reset(self, seed: int | None = None) -> Any:
+        """The worker's ``reset(seed)``."""
         return self._call({"op": Op.RESET, "seed": seed}, "reset")
 
     def step(self, action: str) -> Any:
+        """The worker's ``step(action)``."""
         return self._call({"op": Op.STEP, "action": action}, "step")
 
     def solution(self) -> Any:
+        """The worker's ``solution()``."""
         return self._call({"op": Op.SOLUTION}, "solution")
 
     def hint(self) -> Any:
+        """The worker's ``hint()``."""
         return self._call({"op": Op.HINT}, "hint")
 
     @property
     def alive(self) -> bool:
+        """Whether the worker is still running."""
         return self.worker.alive
 
     def close(self) -> None:
+        """Kill the worker."""
         self.worker.kill()
 
     def __enter__(self) -> SandboxedEnv:
@@ -118,19 +141,23 @@ class ForwardingEnv:
         raise NotImplementedError
 
     def reset(self, seed: int | None = None) -> Any:
+        """The environment's ``reset(seed)``."""
         return self._call("reset", seed)
 
     def step(self, action: str) -> Any:
+        """The environment's ``step(action)``."""
         return self._call("step", action)
 
     def solution(self) -> Any:
+        """The environment's ``solution()``."""
         return self._call("solution")
 
     def hint(self) -> Any:
+        """The environment's ``hint()``."""
         return self._call("hint")
 
     def close(self) -> None:
-        pass
+        """Nothing to close (the owner closes the environment)."""
 
     def __enter__(self) -> Any:
         return self

@@ -50,22 +50,26 @@ class GymEnv(gymnasium.Env):
 
     @property
     def handle(self) -> EnvHandle:
+        """The open environment; raises ``ClosedEnvironmentError`` once closed."""
         if self._env is None:
             raise gymnasium.error.ClosedEnvironmentError("this environment is closed")
         return self._env
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        """Start an episode on a seed drawn from ``seed``; returns ``(observation, info)``."""
         super().reset(seed=seed)
         episode_seed = int(self.np_random.integers(2**31))
         observation, info = self.handle.reset(episode_seed)
         return fit(observation, MAX_OBSERVATION_CHARS), dict(info)
 
     def step(self, action: str):
+        """Play one action: ``(observation, reward, terminated, truncated, info)``."""
         observation, reward, terminated, truncated, info = self.handle.step(str(action))
         return (fit(observation, MAX_OBSERVATION_CHARS), float(reward), bool(terminated),
                 bool(truncated), dict(info))
 
     def close(self) -> None:
+        """Close the environment, and the sandbox when it made its own."""
         if self._env is not None:
             self._env.close()
             self._env = None

@@ -72,6 +72,7 @@ class Interpreter:
 
     @classmethod
     def current(cls) -> Interpreter:
+        """The base Python of the running interpreter (outside any virtual environment)."""
         executable = Path(os.path.realpath(sys.executable))
         prefix = Path(sys.base_prefix).resolve()
         if not executable.is_relative_to(prefix):

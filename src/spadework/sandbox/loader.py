@@ -199,6 +199,7 @@ class EnvAdapter:
 
     @property
     def max_turns(self) -> Any:
+        """The environment's turn limit."""
         return self.env.max_turns
 
     def _tolerate(self, what: str) -> None:
@@ -219,6 +220,7 @@ class EnvAdapter:
         return "none"
 
     def reset(self, seed: int | None) -> Any:
+        """The environment's ``reset`` on ``seed`` (drawn when None), read as ``(observation, info)``."""
         if seed is None:
             seed = random.SystemRandom().randrange(2**31)
         random.seed(seed)
@@ -263,6 +265,7 @@ class EnvAdapter:
         return self.env.rng
 
     def step(self, action: str) -> Any:
+        """The environment's ``step``, a four-value result read as five."""
         result = self.env.step(action)
         if isinstance(result, tuple) and len(result) == 4:
             self._tolerate(
@@ -273,6 +276,7 @@ class EnvAdapter:
         return result
 
     def solution(self) -> Any:
+        """The environment's solution, read as a list of text actions."""
         method = self.env.solution
         if isinstance(method, (list, tuple)):
             self._tolerate("an attribute named solution hid the solution() method; used its value")
@@ -290,4 +294,5 @@ class EnvAdapter:
         return actions
 
     def hint(self) -> Any:
+        """The environment's ``hint()``."""
         return self.env.hint()

@@ -112,6 +112,7 @@ class InProcessSandbox:
         self.config = config or SandboxConfig()
 
     def open(self, source: str) -> InProcessEnv:
+        """The environment of ``source``, run in this process."""
         return InProcessEnv(source, self.config)
 
     def check(self, code: TestedCode, timeout_s: float | None = None) -> ProgramRun:
@@ -119,7 +120,7 @@ class InProcessSandbox:
         return check_in_process(code)
 
     def close(self) -> None:
-        pass
+        """Nothing to release."""
 
     def __enter__(self) -> InProcessSandbox:
         return self

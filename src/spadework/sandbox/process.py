@@ -112,6 +112,7 @@ class WorkerProcess:
 
     @property
     def alive(self) -> bool:
+        """Whether the worker is still running."""
         return self.dead is None
 
     def request(self, message: dict[str, Any], timeout_s: float, what: str) -> dict[str, Any]:
@@ -131,6 +132,7 @@ class WorkerProcess:
             raise EnvCrashed(self.dead) from None
 
     def receive(self, timeout_s: float, what: str) -> dict[str, Any]:
+        """The worker's next reply within ``timeout_s``; a late, oversized or malformed one kills it."""
         deadline = time.monotonic() + timeout_s
         header = self._read(HEADER.size, deadline, what, timeout_s)
         (size,) = HEADER.unpack(header)

@@ -78,6 +78,7 @@ class RayEnv(ForwardingEnv):
         return value
 
     def close(self) -> None:
+        """End the environment's actor."""
         try:
             self._ray.get(self._actor.close.remote(), timeout=30)
         except Exception:  # noqa: BLE001 - the actor is killed below either way
@@ -111,6 +112,7 @@ class RaySandbox:
 
     @property
     def isolation(self) -> Isolation:
+        """How the Ray workers isolate environments (``sandbox.isolation``)."""
         from spadework.sandbox.isolation import choose_isolation
 
         return choose_isolation(self.config.isolation)

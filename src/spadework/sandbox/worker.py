@@ -88,17 +88,20 @@ class Worker:
         self.builtins = dict(builtins.__dict__)
 
     def restore_builtins(self) -> None:
+        """Put the builtins back as they were at start."""
         # Unconditionally, and without calling any builtin: they may be patched right now.
         current = builtins.__dict__
         current.clear()
         current.update(self.builtins)
 
     def receive(self):
+        """The next request from the caller."""
         header = self.read_exactly(self.header.size)
         (size,) = self.header.unpack(header)
         return self.unframe(self.read_exactly(size))
 
     def read_exactly(self, size: int) -> bytes:
+        """Exactly ``size`` bytes from the caller; exits when the caller is gone."""
         chunks, remaining = [], size
         while remaining:
             chunk = self.read(self.rfd, min(remaining, 1 << 20))
@@ -109,6 +112,7 @@ class Worker:
         return b"".join(chunks)
 
     def send(self, message: dict) -> None:
+        """Send ``message`` (an error in its place when it is over the size limit)."""
         data = self.frame(message)
         if len(data) > self.max_bytes:
             error = {"type": "OutputTooLarge", "where": "",
@@ -119,6 +123,7 @@ class Worker:
             view = view[self.write(self.wfd, view):]
 
     def handle(self, request: dict):
+        """What the request asks for: load, reset, step, solution, hint, turns, or a program's part."""
         op, Op = self.op(request["op"]), self.op  # an unknown op is a ValueError
         if op in (Op.DEFINE, Op.CALL, Op.TEST):  # the two sides of a code verdict (``sandbox.program``)
             return getattr(self, op.value)(request)
@@ -175,6 +180,7 @@ class Worker:
         return "passed"
 
     def serve(self) -> None:
+        """Answer requests until the caller is gone."""
         self.send({"ok": True, "value": "ready", "pid": os.getpid(), "uid": os.getuid()})
         while True:
             request = self.receive()

@@ -79,6 +79,7 @@ class TrackerState:
     run_id: str | None = None
 
     def to_json(self) -> dict[str, Any]:
+        """The state as JSON."""
         return {"last_step": self.last_step, "run_id": self.run_id}
 
     @classmethod

@@ -30,6 +30,7 @@ class RecordingTracker:
     closed: bool = False
 
     def log(self, step: int, metrics: Mapping[str, Any]) -> None:
+        """Keep the step's scalar metrics (a step already logged is skipped)."""
         if self.closed:
             raise ValueError("RecordingTracker.log after close()")
         if already_logged(step, self.last_step):
@@ -38,4 +39,5 @@ class RecordingTracker:
         self.last_step = step
 
     def close(self) -> None:
+        """Mark it closed: a later ``log`` raises."""
         self.closed = True

@@ -56,6 +56,7 @@ class TensorBoardTracker:
 
     @property
     def last_step(self) -> int | None:
+        """The last step written; None before any."""
         return self._state.last_step
 
     def log(self, step: int, metrics: Mapping[str, Any]) -> None:
@@ -74,6 +75,7 @@ class TensorBoardTracker:
         save_state(self._state_path, self._state)
 
     def close(self) -> None:
+        """Flush and close the event file."""
         if self._writer is not None:
             self._writer.close()
             self._writer = None

@@ -109,6 +109,7 @@ class WandbTracker:
 
     @property
     def last_step(self) -> int | None:
+        """The last step logged; None before any."""
         return self._state.last_step
 
     def log(self, step: int, metrics: Mapping[str, Any]) -> None:

@@ -106,11 +106,13 @@ class CheckContext:
 
     @property
     def handle(self) -> EnvHandle:
+        """The loaded environment; raises ``CheckFailed`` before the load check."""
         if self.env is None:
             raise CheckFailed("the environment is not loaded; run the load check first")
         return self.env
 
     def reset(self, seed: int) -> str:
+        """The first observation of ``seed``."""
         return self.opening(seed)[0]
 
     def opening(self, seed: int) -> tuple[str, dict[str, Any]]:

@@ -27,9 +27,11 @@ class CheckResult:
 
     @property
     def passed(self) -> bool:
+        """Whether the check passed."""
         return self.outcome is Outcome.PASSED
 
     def to_json(self) -> dict[str, Any]:
+        """The result as JSON (``from_json`` reads it back)."""
         return {
             "name": self.name,
             "passed": self.passed,
@@ -40,6 +42,7 @@ class CheckResult:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> CheckResult:
+        """The result written by ``to_json``."""
         return cls(
             name=data["name"],
             outcome=Outcome(data["outcome"]),
@@ -71,6 +74,7 @@ class Verdict:
 
     @property
     def valid(self) -> bool:
+        """Whether every check passed (and there was one)."""
         return bool(self.checks) and all(c.passed for c in self.checks)
 
     @property
@@ -85,6 +89,7 @@ class Verdict:
         return "valid" if failed is None else f"{failed.name}: {failed.message}"
 
     def to_json(self) -> dict[str, Any]:
+        """The verdict as JSON (``from_json`` reads it back)."""
         return {
             "valid": self.valid,
             "checks": [c.to_json() for c in self.checks],
@@ -98,6 +103,7 @@ class Verdict:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Verdict:
+        """The verdict written by ``to_json``."""
         return cls(
             checks=tuple(CheckResult.from_json(c) for c in data["checks"]),
             isolation=data["isolation"],
@@ -109,4 +115,5 @@ class Verdict:
         )
 
     def dumps(self) -> str:
+        """The verdict as canonical JSON text (sorted keys)."""
         return json.dumps(self.to_json(), sort_keys=True)
