@@ -279,9 +279,12 @@ class Loop:
         return design_batch(self.policy, self.sandbox, requests, digest, settings)
 
     def draw_replays(self, iteration: int) -> ReplayPlan:
-        """The archived environments this iteration plays again (none when ``replay.count`` is 0)."""
+        """The archived environments this iteration plays again (none when ``replay.count`` is 0):
+        designs of earlier windows, never the window in play's own (it is played anyway, and its
+        record is paid when it closes)."""
         run, settings = self.config.run, self.config.replay.settings()
-        rows = self.archive.replay_rows(iteration, settings.score is ReplayScore.ADVANTAGE) \
+        before = self.current_window.start  # = iteration at a window's first step
+        rows = self.archive.replay_rows(before, settings.score is ReplayScore.ADVANTAGE) \
             if settings.count else []  # a few numbers per candidate, from an index
         return plan_replay(replay_candidates(rows, iteration), self.archive.get, iteration, settings,
                            run_seed=run.seed, plays=run.plays, draw_seed=self.iteration_seed(iteration))

@@ -124,3 +124,11 @@ def test_a_window_closes_with_every_design_paid_from_all_its_plays():
     metrics = window_metrics(closed, payment)
     assert metrics["reward/in_band_share"] == 0.0 and metrics["reward/plateau_mean"] == pytest.approx(0.2)
     assert metrics["reward/micro_lp_mean"] == pytest.approx(0.25) and metrics["reward/masked"] == 0.0
+
+
+@pytest.mark.timeout(240)
+def test_a_window_in_play_is_never_replayed(tmp_path: Path):
+    run(windowed(**{"replay.count": 2, "run.iterations": 4}), tmp_path / "run")
+    replayed = [r for r in finals(tmp_path / "run") if r.play is not None and r.play.last_played is not None]
+    assert replayed, "earlier windows' designs are replayed"
+    assert all(r.play.last_played >= r.iteration + K for r in replayed)  # only once their window closed
