@@ -128,7 +128,8 @@ class Scored:
         step: the agent's side of each live design's plays (scores, advantages).
         closed: when the window closed now, every design's pay with its advantage; else empty.
         designer_flat: the designer's groups without variance when it closed; None while it is open.
-        outcomes: one per design of the window: the step's plays and, once closed, the pay.
+        outcomes: at the window's first and last steps one per design of the window (the step's
+            plays and, once closed, the pay); in between the step's alone.
         closing: whether the window closed this iteration.
         arms: the arms played this iteration (the hinted one at the window's first step only).
     """
@@ -328,8 +329,10 @@ class Loop:
         window = window.with_step(iteration, step)
         closing = window.closes(iteration)
         closed, flat = self.close(window) if closing else ([], None)
-        outcomes = settled(step, closed if closing else window.close(self.payment))
-        arms = self.config.agent.arms if window.opens(iteration) else Arms.NOHINT
+        opening = window.opens(iteration)  # between the first and the last step: this step's plays alone
+        outcomes = settled(step, closed if closing else window.close(self.payment)) if opening or closing \
+            else step
+        arms = self.config.agent.arms if opening else Arms.NOHINT
         return Scored(window, step, closed, flat, outcomes, closing, arms)
 
     def close(self, window: Window) -> tuple[list[DesignOutcome], list[str]]:
