@@ -198,7 +198,8 @@ class Loop:
         designs = self.design(iteration, documents) if opening else []
         design_tokens, design_s = self.policy.take()
         update_start = time.perf_counter()
-        remembered = self.open_window(iteration, designs) if opening else []
+        if opening:
+            self.open_window(iteration, designs)
         update_s = time.perf_counter() - update_start
         replays = self.draw_replays(iteration)
         episodes = self.play(iteration, replays.jobs())
@@ -213,8 +214,7 @@ class Loop:
             metrics.update(window_metrics(scored.closed, self.payment))
         update_start = time.perf_counter()
         if self.trainer is not None:
-            designer = self.designer_samples(window, designs, scored.closed, remembered) if scored.closing \
-                else []
+            designer = self.designer_samples(window, designs, scored.closed) if scored.closing else []
             metrics.update(self.trainer.train(designer, scored.step, episodes, replayed=replayed.outcomes))
         update_s += time.perf_counter() - update_start
         generated, seconds = design_tokens + play_tokens, design_s + play_s
@@ -307,19 +307,18 @@ class Loop:
         assert self.window is not None, "a window opens before anything is played"
         return self.window
 
-    def open_window(self, iteration: int, designs: Sequence[Design]) -> list[TrainSample]:
-        """A new window of ``designs``; the designer's samples it keeps until it closes, when it closes
-        later (written to ``windows/`` for a resumed run) and the designer is trained."""
+    def open_window(self, iteration: int, designs: Sequence[Design]) -> None:
+        """A new window of ``designs``; when it may close after this iteration and the designer is
+        trained, the designer's samples it is paid on then, kept in ``windows/`` (``designer_samples``)."""
         length = self.config.designer.regenerate_every
         self.window = Window.open(iteration, length, designs, self.payment)
         if self.trainer is None or self.pool or length == 1:
-            return []
+            return
         samples = self.trainer.remember(designs)
         folder = self.run_dir / WINDOWS_DIR
         folder.mkdir(exist_ok=True)
         write_atomically(folder / f"designer-{iteration:04d}.jsonl",
                          "".join(json.dumps(s.to_json()) + "\n" for s in samples))
-        return samples
 
     def score(self, iteration: int, episodes: Sequence[Episode]) -> Scored:
         """The window's plays of this iteration (``episodes``: the replays' left out) recorded, and the
@@ -343,24 +342,23 @@ class Loop:
             (d.domain if group_by is AdvantageGroup.DOMAIN else d.skill) or "none" for d in window.designs]
         return with_designer_advantages(window.close(self.payment), groups)
 
-    def designer_samples(self, window: Window, designs: Sequence[Design], closed: Sequence[DesignOutcome],
-                         remembered: Sequence[TrainSample]) -> list[TrainSample]:
-        """The closing window's designer samples, paid (none for a fixed pool): its designs' replies
-        when it closes where it opened, else those ``open_window`` kept (read back after a resume)."""
+    def designer_samples(self, window: Window, designs: Sequence[Design],
+                         closed: Sequence[DesignOutcome]) -> list[TrainSample]:
+        """The closing window's designer samples, paid (none for a fixed pool): a window of one
+        iteration's designs rendered now, a longer one's as ``open_window`` kept them."""
         assert self.trainer is not None
         if self.pool:
             return []
         if window.length == 1:
             return self.trainer.designer_samples(designs, closed)
-        if not remembered:
-            path = self.run_dir / WINDOWS_DIR / f"designer-{window.start:04d}.jsonl"
-            if not path.exists():
-                raise UsageError(f"{path} is missing: the designer's samples of the window opened at "
-                                 f"iteration {window.start} cannot be trained; restore the file, or start "
-                                 "a new run")
-            remembered = [TrainSample.from_json(json.loads(line))
-                          for line in path.read_text(encoding="utf-8").splitlines() if line]
-        return with_advantages(remembered, closed)
+        path = self.run_dir / WINDOWS_DIR / f"designer-{window.start:04d}.jsonl"
+        if not path.exists():
+            raise UsageError(f"{path} is missing: the designer's samples of the window opened at "
+                             f"iteration {window.start} cannot be trained; restore the file, or start "
+                             "a new run")
+        kept = [TrainSample.from_json(json.loads(line))
+                for line in path.read_text(encoding="utf-8").splitlines() if line]
+        return with_advantages(kept, closed)
 
     def window_updates(self, window: Window, closed: Sequence[DesignOutcome]) -> dict[int, RecordUpdate]:
         """What the closing window's pay changes in its designs' archived final attempts."""
