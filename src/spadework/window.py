@@ -39,6 +39,8 @@ class WindowDesign:
         first: the no-hint scores at the first step (the regret's other arm).
         steps: the no-hint scores of every step played so far, in order.
         voided: why its plays failed their audit; it is then played no more.
+        chance: the share of episodes a blind guess wins (``Verdict.chance``); the plateau pays
+            only the win rate above it.
     """
 
     design_id: str
@@ -52,6 +54,7 @@ class WindowDesign:
     first: tuple[float, ...] = ()
     steps: tuple[tuple[float, ...], ...] = ()
     voided: str | None = None
+    chance: float = 0.0
 
     @property
     def live(self) -> bool:
@@ -63,14 +66,16 @@ class WindowDesign:
         return {"design_id": self.design_id, "index": self.index, "valid": self.valid, "code": self.code,
                 "domain": self.domain, "skill": self.skill, "invalid_reward": self.invalid_reward,
                 "hint": list(self.hint), "first": list(self.first),
-                "steps": [list(step) for step in self.steps], "voided": self.voided}
+                "steps": [list(step) for step in self.steps], "voided": self.voided,
+                "chance": self.chance}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> WindowDesign:
         """Read back what ``to_json`` wrote."""
         return cls(data["design_id"], int(data["index"]), bool(data["valid"]), data["code"], data["domain"],
                    data["skill"], float(data["invalid_reward"]), tuple(data["hint"]), tuple(data["first"]),
-                   tuple(tuple(step) for step in data["steps"]), data["voided"])
+                   tuple(tuple(step) for step in data["steps"]), data["voided"],
+                   float(data.get("chance", 0.0)))
 
 
 @dataclass(frozen=True)
@@ -90,7 +95,8 @@ class Window:
     def open(cls, iteration: int, length: int, designs: Sequence[Design], payment: Payment) -> Window:
         """A window of the designs the iteration ``iteration`` wrote."""
         kept = tuple(WindowDesign(d.design_id, index, d.valid, (d.final.code or "") if d.valid else "",
-                                  d.domain, d.skill, 0.0 if d.valid else payment.invalid(d))
+                                  d.domain, d.skill, 0.0 if d.valid else payment.invalid(d),
+                                  chance=(d.final.verdict.chance or 0.0) if d.valid else 0.0)
                      for index, d in enumerate(designs))
         return cls(iteration, length, kept)
 
@@ -186,7 +192,7 @@ def _closed(design: WindowDesign, payment: Payment) -> DesignOutcome:
     if not design.first or not design.hint:  # not played in both arms: nothing measured
         return replace(base, reward=0.0)
     estimate = arms_estimate(design.hint, design.first, payment.confidence)
-    score = designer_score(estimate, design.steps, payment.blend)
+    score = designer_score(estimate, design.steps, payment.blend, design.chance)
     return replace(base, regret=estimate.regret, reward=score.reward(payment.designer), estimate=estimate,
                    score=score, left_out=score.left_out(payment.designer))
 
@@ -224,6 +230,7 @@ def window_metrics(outcomes: Sequence[DesignOutcome], payment: Payment) -> dict[
         "reward/micro_lp_mean": mean([s.micro_lp for s in scores]),
         "reward/blend_mean": mean([s.blend for s in scores]),
         "reward/win_rate_mean": mean([s.win_rate for s in scores]),
-        "reward/in_band_share": mean([1.0 if in_band(s.win_rate, payment.blend) else 0.0 for s in scores]),
+        "reward/in_band_share": mean([1.0 if in_band(s.skill_rate, payment.blend) else 0.0 for s in scores]),
+        "reward/chance_mean": mean([s.chance for s in scores]),
         "reward/masked": float(sum(o.left_out for o in outcomes)),
     }

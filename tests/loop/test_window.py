@@ -126,6 +126,27 @@ def test_a_window_closes_with_every_design_paid_from_all_its_plays():
     assert metrics["reward/micro_lp_mean"] == pytest.approx(0.25) and metrics["reward/masked"] == 0.0
 
 
+def test_a_window_pays_the_plateau_above_the_chance_its_validator_measured():
+    """The chance a design's verdict measured travels with it through the window and its commits:
+    half the plays won on a coin toss (chance 0.5) earns no plateau; the same plays on a design
+    whose seeds all need their own answer earn it in full."""
+    from spadework.outcomes import DesignOutcome, Payment
+    from spadework.rewards import BlendSettings, DesignerReward
+    from spadework.window import Window, WindowDesign, window_metrics
+
+    window = Window(0, 1, (WindowDesign("i0-d0", 0, True, "code", chance=0.5),
+                           WindowDesign("i0-d1", 1, True, "code")))
+    half = (1.0, 0.0, 1.0, 0.0)
+    window = window.with_step(0, [DesignOutcome(d, True, half, half, 0.0, 0.0) for d in ("i0-d0", "i0-d1")])
+    assert Window.from_json(json.loads(json.dumps(window.to_json()))) == window
+    payment = Payment(designer=DesignerReward.PLATEAU, blend=BlendSettings())
+    coin, fair = window.close(payment)
+    assert (coin.reward, fair.reward) == (0.0, 1.0)
+    assert coin.score.chance == 0.5 and coin.score.win_rate == fair.score.win_rate == 0.5
+    metrics = window_metrics([coin, fair], payment)
+    assert metrics["reward/in_band_share"] == 0.5 and metrics["reward/chance_mean"] == 0.25
+
+
 @pytest.mark.timeout(240)
 def test_a_window_in_play_is_never_replayed(tmp_path: Path):
     run(windowed(**{"replay.count": 2, "run.iterations": 4}), tmp_path / "run")

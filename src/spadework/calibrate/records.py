@@ -102,6 +102,7 @@ class EnvResult:
         failed_check: the first failed check's name, when rejected.
         scores: the paired plays, when played.
         env_errors: episodes in which the environment failed while played (scored 0).
+        chance: the share of episodes a blind guess wins (``Verdict.chance``; 0 when not valid).
     """
 
     path: Path
@@ -111,6 +112,7 @@ class EnvResult:
     failed_check: str | None = None
     scores: PairedScores | None = None
     env_errors: int = 0
+    chance: float = 0.0
 
     @property
     def name(self) -> str:
@@ -126,7 +128,7 @@ class EnvResult:
         """Every designer-reward component of its plays as one step; None when not played."""
         if self.scores is None:
             return None
-        return designer_score(self.scores.estimate(), [self.scores.nohint], blend)
+        return designer_score(self.scores.estimate(), [self.scores.nohint], blend, self.chance)
 
     def to_json(self, blend: BlendSettings = REFERENCE_BLEND) -> dict[str, Any]:
         """The result as JSON: its screening and, when played, its scores, rates and rewards."""
@@ -134,14 +136,15 @@ class EnvResult:
                                 "expected": self.kind.expected, "screening": self.screening.value,
                                 "valid": self.screening.played, "reason": self.reason,
                                 "failed_check": self.failed_check, "scores": None,
-                                "env_errors": self.env_errors}
+                                "env_errors": self.env_errors, "chance": self.chance}
         if self.scores is not None:
             estimate = self.scores.estimate()
             data.update(scores=self.scores.to_json(), solve_rate_nohint=self.scores.solve_rate(hinted=False),
                         solve_rate_hint=self.scores.solve_rate(hinted=True), regret=estimate.regret,
                         regret_low=estimate.regret_low, regret_high=estimate.regret_high,
                         estimate=estimate.to_json())
-            data["designer_score"] = designer_score(estimate, [self.scores.nohint], blend).to_json()
+            score = designer_score(estimate, [self.scores.nohint], blend, self.chance)
+            data["designer_score"] = score.to_json()
         return data
 
 
@@ -183,7 +186,7 @@ class Calibration:
             env["failed_check"],
             None if env["scores"] is None else PairedScores(tuple(env["scores"]["hint"]),
                                                              tuple(env["scores"]["nohint"])),
-            int(env.get("env_errors", 0))) for env in report["environments"])
+            int(env.get("env_errors", 0)), float(env.get("chance", 0.0))) for env in report["environments"])
         return cls(results, tuple(report["seeds"]), report["isolation"], blend)
 
     def with_screening(self, screening: Screening) -> tuple[EnvResult, ...]:

@@ -109,7 +109,7 @@ def screen(file: CalibrationFile, sandbox: SandboxProtocol) -> EnvResult:
     verdict: Verdict = validate(file.text, sandbox, is_reply=file.is_reply)
     failed = verdict.failure
     return EnvResult(file.path, file.kind, Screening.of(file.kind, verdict.valid), verdict.reason,
-                     failed.name if failed is not None else None)
+                     failed.name if failed is not None else None, chance=verdict.chance or 0.0)
 
 
 def _played(result: EnvResult, episodes: Sequence[Episode], env_id: str, seeds: Sequence[int]) -> EnvResult:

@@ -224,9 +224,9 @@ def score_html(design: DesignResult | None) -> str:
     score = design.score if design is not None else None
     if score is None:
         return ""
-    cells = [f"{value:.3f}" for value in (score.regret, score.regret_low, score.win_rate, score.plateau,
-                                          score.micro_lp, score.frontier, score.blend)]
-    headers = ["regret", "regret lcb", "win rate", "plateau", "micro-LP", "frontier", "blend"]
+    cells = [f"{value:.3f}" for value in (score.regret, score.regret_low, score.win_rate, score.chance,
+                                          score.plateau, score.micro_lp, score.frontier, score.blend)]
+    headers = ["regret", "regret lcb", "win rate", "chance", "plateau", "micro-LP", "frontier", "blend"]
     masked = '<p class="note">masked: its negative blend was left out of the designer\'s update</p>' \
         if score.masked else ""
     return "<p>designer reward components (its window)</p>" + table(headers, [cells]) + masked

@@ -15,6 +15,7 @@ from spadework.rewards.designer import (
     REFERENCE_BLEND,
     BlendSettings,
     DesignerScore,
+    above_chance,
     designer_score,
     in_band,
 )
@@ -27,6 +28,7 @@ from spadework.rewards.interval import (
 )
 
 __all__ = ["ALL_GROUP", "CONFIDENCE", "REFERENCE_BLEND", "BlendSettings", "DesignerReward", "DesignerScore",
-           "RegretEstimate", "agent_rewards", "arms_estimate", "centred_advantages", "designer_reward",
+           "RegretEstimate", "above_chance", "agent_rewards", "arms_estimate", "centred_advantages",
+           "designer_reward",
            "designer_score", "group_advantages", "in_band", "mean", "paired_regret", "regret_estimate",
            "solve_rate", "z_of"]

@@ -7,12 +7,16 @@ hint at the first step, so its designer reward can read:
 
 - **regret**, matched in timing: the hinted mean minus the no-hint mean, both at the window's first
   step (``max(0, ·)``, the paper's), or the lower end of its interval (``regret_lcb``);
-- **plateau** of the window's no-hint win rate ``w`` (its share of solved plays): 1 inside the band
-  ``[low, high]``, falling linearly to 0 over ``ramp`` outside it;
+- **plateau** of the window's no-hint win rate above chance (``above_chance``: the share of solved
+  plays beyond what a blind guess wins, rescaled to [0, 1]): 1 inside the band ``[low, high]``,
+  falling linearly to 0 over ``ramp`` outside it. Read on the raw win rate, a coin toss the agent
+  cannot see (``heads or tails``) sits in the band whatever the agent learns: the plateau would pay
+  the designer for noise;
 - **micro learning potential**: how much the agent's no-hint win rate on this environment rose
   over the window, as the weighted least-squares line through the per-step win rates (weights
   ``sqrt(n)`` for ``n`` plays a step) read as its fitted end minus its fitted start;
-- **frontier** penalty: ``(w - centre)^2 / scale``, centre the middle of the band;
+- **frontier** penalty: ``(w - centre)^2 / scale`` on the same rate above chance, centre the middle
+  of the band;
 - **blend**: ``w_regret * clip(regret / s_regret, 0, 1) + w_plateau * plateau + w_lp * lp / s_lp
   - w_frontier * frontier``; a design whose blend is negative is left out of the designer's
   update (``mask_negative``).
@@ -76,6 +80,24 @@ def plateau(win_rate: float, low: float = 0.4, high: float = 0.6, ramp: float = 
     return round(max(0.0, 1.0 - outside / ramp), 12)
 
 
+def above_chance(win_rate: float, chance: float) -> float:
+    """The win rate beyond a blind guess's, rescaled so that chance is 0 and always winning is 1:
+    ``max(0, (w - chance) / (1 - chance))``; 0.0 when a blind guess always wins.
+
+    ``chance`` is the share of episodes the most common solution wins, played blind on every seed
+    (the validator's measure, ``Verdict.chance``): a coin toss has chance about 0.5, so an agent
+    winning half its plays is not in the band, and one winning three quarters is at 0.5.
+
+    >>> above_chance(0.5, 0.0), above_chance(0.5, 0.5), above_chance(0.75, 0.5), above_chance(0.3, 0.5)
+    (0.5, 0.0, 0.5, 0.0)
+    >>> above_chance(1.0, 1.0)
+    0.0
+    """
+    if chance >= 1.0:
+        return 0.0
+    return round(max(0.0, (win_rate - chance) / (1.0 - chance)), 12)
+
+
 def floored_regret(regret: float, scale: float = 0.15) -> float:
     """``clip(regret / scale, 0, 1)``: any regret of ``scale`` or more pays in full.
 
@@ -132,12 +154,13 @@ class DesignerScore:
         regret: matched-timing regret, ``max(0, hinted mean - no-hint mean)`` at the first step.
         regret_low: the lower end of its interval, clipped at 0.
         win_rate: the share of the window's no-hint plays solved.
-        plateau: ``plateau(win_rate)`` on the blend's band and ramp.
+        plateau: ``plateau`` of the win rate above chance, on the blend's band and ramp.
         micro_lp: the window's rise of the no-hint win rate (``micro_lp``).
-        frontier: ``frontier_penalty(win_rate)``.
+        frontier: ``frontier_penalty`` of the win rate above chance.
         blend: the weighted blend of the above.
         masked: the blend is negative and ``mask_negative`` is on: left out of the designer's update
             when the blend is what it earns.
+        chance: the share of episodes a blind guess wins (``above_chance``); 0 when not measured.
     """
 
     regret: float
@@ -148,6 +171,12 @@ class DesignerScore:
     frontier: float
     blend: float
     masked: bool
+    chance: float = 0.0
+
+    @property
+    def skill_rate(self) -> float:
+        """The win rate above chance, which the plateau, the frontier and the band read."""
+        return above_chance(self.win_rate, self.chance)
 
     def reward(self, variant: DesignerReward) -> float:
         """What the design earns under ``[rewards] designer = variant``.
@@ -166,14 +195,14 @@ class DesignerScore:
         """The components as stored with the design in the archive (``designer_score``)."""
         return {"regret": self.regret, "regret_low": self.regret_low, "win_rate": self.win_rate,
                 "plateau": self.plateau, "micro_lp": self.micro_lp, "frontier": self.frontier,
-                "blend": self.blend, "masked": self.masked}
+                "blend": self.blend, "masked": self.masked, "chance": self.chance}
 
     @classmethod
     def from_json(cls, data: dict[str, float | bool]) -> DesignerScore:
-        """Read back what ``to_json`` wrote."""
+        """Read back what ``to_json`` wrote (a score archived before chance was measured reads 0)."""
         return cls(float(data["regret"]), float(data["regret_low"]), float(data["win_rate"]),
                    float(data["plateau"]), float(data["micro_lp"]), float(data["frontier"]),
-                   float(data["blend"]), bool(data["masked"]))
+                   float(data["blend"]), bool(data["masked"]), float(data.get("chance", 0.0)))
 
 
 _REWARDS: dict[DesignerReward, Callable[[DesignerScore], float]] = {
@@ -203,13 +232,15 @@ def blend(regret: float, plateau_value: float, lp: float, frontier: float, setti
 
 
 def designer_score(estimate: RegretEstimate, steps: Sequence[Sequence[float]],
-                   settings: BlendSettings = REFERENCE_BLEND) -> DesignerScore:
+                   settings: BlendSettings = REFERENCE_BLEND, chance: float = 0.0) -> DesignerScore:
     """Every component of a valid design's reward over its window.
 
     Args:
         estimate: the regret of the window's first step, with its interval.
         steps: the no-hint scores of each step of the window, in order (the first step's included).
         settings: the blend's weights, scales, band and ramp.
+        chance: the share of episodes a blind guess wins (the validator's ``Verdict.chance``); the
+            plateau and the frontier read the win rate above it.
 
     One step (a window of one iteration), 2 of 4 no-hint plays solved, the hint lifting 1 of 4:
 
@@ -224,16 +255,25 @@ def designer_score(estimate: RegretEstimate, steps: Sequence[Sequence[float]],
     >>> s = designer_score(regret_estimate([0.0] * 4, [0.0] * 4), [[0.0] * 4, [1.0, 1.0, 0.0, 0.0]])
     >>> s.win_rate, s.plateau, s.micro_lp, s.blend
     (0.25, 0.4, 0.5, 0.24)
+
+    A coin toss out of sight (a blind guess wins half the seeds): half the plays won is chance, not
+    the frontier, so the plateau pays nothing:
+
+    >>> s = designer_score(regret_estimate([1.0, 0.0, 1.0, 0.0], [1.0, 1.0, 0.0, 0.0]),
+    ...                    [[1.0, 1.0, 0.0, 0.0]], chance=0.5)
+    >>> s.win_rate, s.skill_rate, s.plateau, s.blend
+    (0.5, 0.0, 0.0, 0.0)
     """
     scores = [score for step in steps for score in step]
     win_rate = solve_rate(scores)
-    plateau_value = plateau(win_rate, settings.band_low, settings.band_high, settings.ramp)
+    rate = above_chance(win_rate, chance)
+    plateau_value = plateau(rate, settings.band_low, settings.band_high, settings.ramp)
     lp = micro_lp([(len(step), solve_rate(step)) for step in steps])
     centre = (settings.band_low + settings.band_high) / 2
-    frontier = frontier_penalty(win_rate, centre, settings.frontier_scale)
+    frontier = frontier_penalty(rate, centre, settings.frontier_scale)
     value = blend(estimate.regret, plateau_value, lp, frontier, settings)
     return DesignerScore(estimate.regret, estimate.regret_low, win_rate, plateau_value, lp, frontier, value,
-                         masked=settings.mask_negative and value < 0)
+                         masked=settings.mask_negative and value < 0, chance=chance)
 
 
 def in_band(win_rate: float, settings: BlendSettings = REFERENCE_BLEND) -> bool:

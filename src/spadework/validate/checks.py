@@ -6,6 +6,7 @@ messages say what is wrong and what to change.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -29,6 +30,9 @@ READ_THE_TEXT = "put what decides the answer into the text the agent reads"
 UNRESOLVED_SHARE = 0.25
 """The share of alike-opening game seeds that probes may fail to tell apart before a game fails
 ``determined`` (the probes are the compared seeds' solutions, so a few pairs of a fair game escape)."""
+
+CHANCE_CANDIDATES = 3
+"""How many of the most common solutions ``blind_share`` plays blind on every compared seed."""
 
 STEP_FIELDS = ("observation", "reward", "terminated", "truncated", "info")
 """The parts of what ``step()`` returns, in order."""
@@ -138,7 +142,8 @@ def check_solvable(ctx: CheckContext) -> None:
 
 
 def check_not_guessable(ctx: CheckContext) -> None:
-    """No trivial action, repeated, solves the episode; nor does one seed's solution solve them all."""
+    """No trivial action, repeated, solves the episode; nor does one seed's solution solve them all.
+    Passing, it measures how often a blind guess wins (``blind_share``, kept as ``ctx.chance``)."""
     seed, *others = ctx.config.seeds
     turns = ctx.handle.max_turns
     for action in ctx.config.trivial_actions:
@@ -150,6 +155,25 @@ def check_not_guessable(ctx: CheckContext) -> None:
         raise CheckFailed(f"the solution of seed {seed} ({_short(actions)}) solves seeds "
                           f"{', '.join(map(str, others))} too: the same actions win every episode; "
                           "make the answer depend on what each episode shows")
+    ctx.chance = blind_share(ctx)
+
+
+def blind_share(ctx: CheckContext) -> float:
+    """The share of episodes a blind guess wins: each of the ``CHANCE_CANDIDATES`` most common
+    solutions of the compared seeds is played on all of them, and the best share of the *other*
+    seeds it solves is the chance (a solution always solves the seed it came from).
+
+    An environment whose answer does not follow from its text (a coin tossed out of sight, however
+    its opening is dressed up) has a chance near the share of its most common answer; one whose
+    every seed needs its own solution has a chance of 0.
+    """
+    episodes = [ctx.episode(seed) for seed in ctx.config.compared_seeds()]
+    counts = Counter(tuple(e.solution) for e in episodes)
+    best = 0
+    for actions, _ in counts.most_common(CHANCE_CANDIDATES):
+        solved = sum(is_solved(ctx.play(e.seed, list(actions)).score) for e in episodes)
+        best = max(best, solved - 1)
+    return round(best / (len(episodes) - 1), 6)
 
 
 def check_determined(ctx: CheckContext) -> None:

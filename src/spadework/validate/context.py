@@ -98,6 +98,7 @@ class CheckContext:
     class_name: str | None = None
     env: EnvHandle | None = None
     episodes: dict[int, Episode] = field(default_factory=dict)
+    chance: float | None = None
 
     @property
     def tool_world(self) -> bool:

@@ -78,6 +78,7 @@ def validate(
         class_name=ctx.class_name,
         hint=first.hint if first is not None else None,
         seconds=time.perf_counter() - start,
+        chance=ctx.chance if failed is None else None,
     )
 
 

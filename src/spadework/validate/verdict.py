@@ -62,6 +62,9 @@ class Verdict:
         class_name: the environment class, when the source could be parsed.
         hint: the hint of the first validation seed, when the environment got that far.
         seconds: total wall-clock time of the validation.
+        chance: the share of episodes a blind guess wins: the most common solution of the compared
+            seeds played on every other one (``checks.blind_share``); None when not measured (an
+            invalid environment). The designer's plateau pays only the win rate above it.
     """
 
     checks: tuple[CheckResult, ...]
@@ -71,6 +74,7 @@ class Verdict:
     hint: str | None = None
     seconds: float = 0.0
     extra: dict[str, Any] = field(default_factory=dict)
+    chance: float | None = None
 
     @property
     def valid(self) -> bool:
@@ -99,6 +103,7 @@ class Verdict:
             "hint": self.hint,
             "seconds": round(self.seconds, 6),
             "extra": self.extra,
+            "chance": self.chance,
         }
 
     @classmethod
@@ -112,6 +117,7 @@ class Verdict:
             hint=data.get("hint"),
             seconds=float(data.get("seconds", 0.0)),
             extra=dict(data.get("extra", {})),
+            chance=data.get("chance"),
         )
 
     def dumps(self) -> str:
