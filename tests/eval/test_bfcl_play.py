@@ -158,6 +158,8 @@ def test_seeds_draw_the_same_entries_and_more_seeds_extend_fewer():
     few = [e.id for _, e in drawn("multi_turn_base", range(3))]
     more = [e.id for _, e in drawn("multi_turn_base", range(6))]
     assert few == more[:3] and len(set(more)) == 6
+    assert few == ["multi_turn_base_131", "multi_turn_base_181", "multi_turn_base_22"]  # the order stays
+    assert len(drawn("multi_turn_base", range(250))) == 200  # past the last entry, no more: each once
 
 
 def test_evaluate_plays_bfcl_items_with_their_entries_and_figures():

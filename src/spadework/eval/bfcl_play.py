@@ -25,6 +25,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from typing import TypeVar
 
 from spadework.envs.tool_calls import ToolCallError, parse_calls
 from spadework.errors import ContextOverflow
@@ -45,6 +46,7 @@ KEYWORD_NOTE = ("Write every argument as name=value, e.g. [cd(folder='docs')]: a
 """Added under the leaderboard's system prompt: its decoder drops positional arguments silently."""
 ORDER_SEED = 0
 """The seed of the fixed order in which items are drawn from a category (item k: the k-th entry)."""
+Drawn = TypeVar("Drawn")
 
 
 class End(StrEnum):
@@ -113,13 +115,22 @@ class EntryPlay:
 
 
 def drawn(category: str, seeds: Sequence[int]) -> list[tuple[int, BfclEntry]]:
-    """The entries of ``category`` that ``seeds`` name: item k is the k-th entry of the category in a
-    fixed shuffled order, so every policy meets the same entries for the same seeds and a larger
-    ``--seeds`` extends a smaller one."""
-    entries = load_entries(category)
+    """The entries of ``category`` that ``seeds`` name (see ``in_fixed_order``)."""
+    return in_fixed_order(load_entries(category), seeds)
+
+
+def in_fixed_order(entries: Sequence[Drawn], seeds: Sequence[int]) -> list[tuple[int, Drawn]]:
+    """The entries that ``seeds`` name, with their seeds: item k is the k-th entry in a fixed shuffled
+    order, so every policy meets the same entries for the same seeds and a larger ``--seeds`` extends
+    a smaller one. Seeds past the last entry name none: a category smaller than ``--seeds`` is
+    played whole, each entry once.
+
+    >>> in_fixed_order("abc", [0, 1, 2, 3, 7])
+    [(0, 'a'), (1, 'c'), (2, 'b')]
+    """
     order = list(range(len(entries)))
     random.Random(ORDER_SEED).shuffle(order)
-    return [(seed, entries[order[seed % len(entries)]]) for seed in seeds]
+    return [(seed, entries[order[seed]]) for seed in seeds if 0 <= seed < len(entries)]
 
 
 def native_tools(entry_functions: Sequence[dict]) -> list[ToolSchema]:
