@@ -50,7 +50,7 @@ from spadework.eval.bfcl_data import (
 )
 
 __all__ = ["CATEGORIES", "INSTALL_HINT", "BfclEntry", "DecodedCalls", "EntryScore", "EntryWorld",
-           "FunctionDoc", "ReplyKind", "count_positional", "decode_calls", "load_entries",
+           "FunctionDoc", "ReplyKind", "count_positional", "decode_calls", "decode_refusal", "load_entries",
            "results_message", "score_entry", "session_instances", "step_limit", "system_prompt"]
 
 SESSION_PREFIX = "spadework_"
@@ -222,6 +222,19 @@ def _refusal(call: str, methods: frozenset[str]) -> str:
         return "only calls of the listed functions with literal arguments are run"
     unknown = _unknown_function(tree, methods)
     return f"name '{unknown}' is not defined" if unknown else ""
+
+
+def decode_refusal(text: str) -> str:
+    """Why a reply must not reach the leaderboard's prompting decoder, which ``eval``s arithmetic in
+    arguments ("" when it may: no arithmetic, or only on number literals).
+
+    >>> decode_refusal("[add(a=2*3)]"), decode_refusal("I cannot.")
+    ('', '')
+    >>> decode_refusal("[f(x=open('a').name + 'b')]")
+    'arithmetic on Attribute is not decoded; write the value itself'
+    """
+    tree = _reply_tree(text)
+    return _arithmetic_refusal(tree) if tree is not None else ""
 
 
 def decode_calls(text: str) -> DecodedCalls:

@@ -7,6 +7,7 @@ Usage::
     spadework eval --policy base --policy runs/run-1/checkpoints/iteration-0004 --seeds 16
     spadework eval --suite textarena --task TowerOfHanoi-v0 --max-turns 20 --json
     spadework eval --suite bfcl --task multi_turn_base --limit 20   # BFCL v4 multi-turn, offline
+    spadework eval --suite bfcl --task single_turn --limit 100      # BFCL v4 single-turn, offline
     spadework eval --suite code --seeds 40                           # HumanEval, run in the sandbox
     spadework eval --suite probe --probe runs/run-1 --policy base --policy runs/run-2
 
@@ -67,7 +68,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
                              "default: the suites' default tasks)")
     parser.add_argument("--seeds", "--limit", type=int, default=DEFAULT_SEEDS, dest="seeds",
                         help=f"items per task (default {DEFAULT_SEEDS}); for bfcl, entries per category, "
-                             "drawn in a fixed order")
+                             "drawn in a fixed order (a smaller category is played whole)")
     parser.add_argument("--seed-start", type=int, default=0, help="the first seed (default 0)")
     parser.add_argument("--max-turns", type=int, help="moves per episode of the multi-turn tasks")
     parser.add_argument("--probe", type=Path, metavar="PATH",
@@ -139,6 +140,13 @@ def _evaluate(spec: PolicySpec, tasks: tuple[TaskSpec, ...], seeds: tuple[int, .
     return played
 
 
+def _call_rates(bfcl: dict[str, Any]) -> str:
+    if "call_rate" not in bfcl:
+        return ""
+    return (f"; single-turn replies with a call {bfcl['call_rate']:.2f}, with calls of listed functions only "
+            f"{bfcl['valid_call_rate']:.2f}")
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     """Run ``spadework eval`` (see the module); 0 when the report is written.
 
@@ -160,8 +168,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
             console.print(f"{e.name} on BFCL ({b['format']} format): overall {b['overall']:.3f} (mean of the "
                           f"categories); {b['positional_calls']:.0f} calls with positional arguments, "
                           f"{b['undecodable']:.0f} undecodable replies; {b['processed_per_entry_token']:.2f} "
-                          f"prompt tokens computed per entry token; {b['seconds_per_entry']:.0f} s per entry",
-                          markup=False)
+                          f"prompt tokens computed per entry token; {b['seconds_per_entry']:.0f} s per entry"
+                          + _call_rates(b), markup=False)
     if len(evals) == MAX_POLICIES:
         console.print(paired_table(paired_rows(evals[0], evals[1])))
     console.print(f"report: {path}", markup=False)

@@ -25,7 +25,7 @@ from typing import Any
 
 from rich.table import Table
 
-from spadework.eval.runner import OVERALL, EvalResult, Tally
+from spadework.eval.runner import OVERALL, EvalResult, Tally, call_rates
 from spadework.eval.stats import PairedStats, paired_comparison
 from spadework.eval.tasks import Suite
 from spadework.rundir import write_atomically
@@ -66,9 +66,13 @@ def bfcl_summary(result: EvalResult) -> dict[str, Any]:
     """How the BFCL entries were played and what they cost: the call format, the leaderboard's
     overall figure (the unweighted mean of the categories' accuracies), calls with positional
     arguments (the leaderboard's decoder drops those arguments), undecodable replies, prompt
-    tokens processed per token of the entries' own prompts, and seconds per entry."""
+    tokens processed per token of the entries' own prompts (multi-turn), and seconds per entry;
+    with single-turn entries, their ``call_rate`` and ``valid_call_rate`` (``runner.call_rates``);
+    and per category (``categories``) its tally and, single-turn, its call rates."""
     items = result.items_in(Suite.BFCL.value)
     categories = [t.key for t in result.tasks if t.suite is Suite.BFCL]
+    per_category = {key.removeprefix("bfcl/"): {**result.tally(key).to_json(),
+                                                **call_rates(result.items_in(key))} for key in categories}
     total = {name: sum(i.figures.get(name, 0.0) for i in items)
              for name in ("steps", "positional_calls", "undecodable", "processed_tokens", "entry_tokens",
                           "seconds")}
@@ -80,6 +84,8 @@ def bfcl_summary(result: EvalResult) -> dict[str, Any]:
         "processed_per_entry_token": (total["processed_tokens"] / total["entry_tokens"]
                                       if total["entry_tokens"] else 0.0),
         "seconds_per_entry": total["seconds"] / len(items) if items else 0.0,
+        **call_rates(items),
+        "categories": per_category,
     }
 
 

@@ -8,7 +8,7 @@ item with score 0 (counted in ``EvalResult.errors``), never a crash of the evalu
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -17,6 +17,8 @@ from spadework.engines import rollout_config
 from spadework.envs.contract import MAX_TURNS_LIMIT
 from spadework.errors import UsageError
 from spadework.eval.bfcl_play import BfclSettings, EntryPlay, drawn, play_entry
+from spadework.eval.bfcl_single import SINGLE_TURN_CATEGORIES
+from spadework.eval.bfcl_single_play import SinglePlay, drawn_single, play_singles
 from spadework.eval.code import MAX_TOKENS as MAX_CODE_TOKENS
 from spadework.eval.code import drawn as drawn_problem
 from spadework.eval.probe import PROBE_SEED_BASE
@@ -46,8 +48,9 @@ class ItemResult:
         error: the environment's error when ``end`` is ``ENV_ERROR`` (BFCL: the checker's verdict
             on an unsolved entry).
         entry: the benchmark entry an item drew (BFCL: its id), when the seed names one.
-        figures: what the item cost and how it went, for suites that count it (BFCL: steps,
-            positional calls, prompt tokens processed and the entry's own, seconds).
+        figures: what the item cost and how it went, for suites that count it (BFCL: positional
+            calls, prompt tokens, seconds; multi-turn: steps and the entry's own tokens;
+            single-turn: ``called`` and ``valid_call``, see ``call_rates``).
     """
 
     suite: Suite
@@ -181,7 +184,8 @@ class EvalResult:
 
 def eval_metrics(result: EvalResult) -> dict[str, float]:
     """Accuracies under stable names: ``eval/<suite>/<task>/accuracy``, ``eval/<suite>/accuracy``,
-    ``eval/accuracy``.
+    ``eval/accuracy``; with BFCL single-turn items, ``eval/bfcl/call_rate`` and
+    ``eval/bfcl/valid_call_rate`` (``call_rates``).
 
     >>> items = (ItemResult(Suite.TEXTARENA, "g", 0, 1.0, True, 2),
     ...          ItemResult(Suite.TEXTARENA, "g", 1, 0.0, False, 9))
@@ -191,7 +195,27 @@ def eval_metrics(result: EvalResult) -> dict[str, float]:
     metrics = {f"eval/{t.key}/accuracy": result.tally(t.key).accuracy for t in result.tasks}
     metrics.update({f"eval/{s.value}/accuracy": result.tally(s.value).accuracy for s in result.suites()})
     metrics["eval/accuracy"] = result.tally(OVERALL).accuracy
+    if Suite.BFCL in result.suites():
+        rates = call_rates(result.items_in(Suite.BFCL.value))
+        metrics.update({f"eval/bfcl/{name}": rate for name, rate in rates.items()})
     return metrics
+
+
+def call_rates(items: Sequence[ItemResult]) -> dict[str, float]:
+    """``call_rate`` (the reply held a parseable call) and ``valid_call_rate`` (it held calls, each of
+    a function the entry lists) over the items that count them (BFCL single-turn); ``{}`` if none do.
+
+    >>> calls = [ItemResult(Suite.BFCL, "simple_python", s, 0.0, False, 1,
+    ...                     figures={"called": c, "valid_call": v})
+    ...          for s, (c, v) in enumerate([(1, 1), (1, 0), (0, 0), (1, 1)])]
+    >>> call_rates(calls)
+    {'call_rate': 0.75, 'valid_call_rate': 0.5}
+    """
+    counted = [i for i in items if "called" in i.figures]
+    if not counted:
+        return {}
+    return {"call_rate": sum(i.figures["called"] for i in counted) / len(counted),
+            "valid_call_rate": sum(i.figures["valid_call"] for i in counted) / len(counted)}
 
 
 def eval_rollout(config: RunConfig) -> RolloutConfig:
@@ -235,7 +259,7 @@ def evaluate(
         rollout: context budget, concurrency and sampling of the episodes; the turn cap is
             replaced by the tasks' own (``held_out_rollout``).
         opener: builds the environments; default ``TaskOpener(tasks)`` (in this process).
-        bfcl: how BFCL entries are played (``eval.bfcl_play``): one at a time, after the others.
+        bfcl: how BFCL entries are played, after the other suites (``bfcl_items``).
         on_item: told each BFCL item as soon as it is scored (entries take minutes on a CPU).
 
     Returns:
@@ -257,11 +281,10 @@ def evaluate(
     items = [*play_items(policy, opener, [t for t in played if t not in code], seeds, rollout),
              *play_items(policy, opener, code, seeds, code_rollout(rollout))]
     for task in (t for t in tasks if t.suite is Suite.BFCL):
-        for seed, entry in drawn(task.task, seeds):
-            play = play_entry(policy, entry, rollout.sampling, bfcl.call_format, bfcl.max_steps)
-            items.append(bfcl_item(task, seed, play))
+        for item in bfcl_items(policy, task, seeds, rollout, bfcl):
+            items.append(item)
             if on_item is not None:
-                on_item(items[-1])
+                on_item(item)
     order = {t.key: n for n, t in enumerate(tasks)}
     played_bfcl = bfcl if any(t.suite is Suite.BFCL for t in tasks) else None
     return EvalResult(tasks, seeds, tuple(sorted(items, key=lambda i: order[i.key])), played_bfcl)
@@ -301,7 +324,22 @@ def episode_seed(task: TaskSpec, seed: int) -> int:
     return PROBE_SEED_BASE + seed if task.suite is Suite.PROBE else seed
 
 
-def bfcl_item(task: TaskSpec, seed: int, play: EntryPlay) -> ItemResult:
+def bfcl_items(policy: Policy, task: TaskSpec, seeds: Sequence[int], rollout: RolloutConfig,
+               bfcl: BfclSettings = DEFAULT_BFCL) -> Iterator[ItemResult]:
+    """The items of one BFCL category, each as soon as it is scored: a multi-turn entry played alone
+    (``eval.bfcl_play``), single-turn entries ``rollout.concurrency`` to a policy call
+    (``eval.bfcl_single_play``)."""
+    if task.task in SINGLE_TURN_CATEGORIES:
+        singles = play_singles(policy, drawn_single(task.task, seeds), rollout.sampling, bfcl.call_format,
+                               rollout.concurrency)
+        yield from (bfcl_item(task, seed, play) for seed, play in singles)
+        return
+    for seed, entry in drawn(task.task, seeds):
+        play = play_entry(policy, entry, rollout.sampling, bfcl.call_format, bfcl.max_steps)
+        yield bfcl_item(task, seed, play)
+
+
+def bfcl_item(task: TaskSpec, seed: int, play: EntryPlay | SinglePlay) -> ItemResult:
     """A played BFCL entry as an item: solved when the leaderboard's checker says valid."""
     error = None if play.score.valid else f"{play.score.error_type}: {play.score.error_message}"[:300]
     return ItemResult(task.suite, task.task, seed, float(play.score.valid), play.score.valid, play.turns,

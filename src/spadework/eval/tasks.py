@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from spadework.envs import reasoning_gym_env, textarena_env
 from spadework.envs.heldout import import_package
 from spadework.errors import EnvError, UsageError
-from spadework.eval import bfcl_data, code
+from spadework.eval import bfcl_data, bfcl_single, code
 from spadework.rollout.prompt import AgentForm, form_of_source
 
 if TYPE_CHECKING:
@@ -77,17 +77,19 @@ MULTI_TURN = frozenset({Suite.TEXTARENA})
 """Suites whose episodes take several moves (``--max-turns`` applies to these)."""
 
 BFCL_PREFIX = "multi_turn_"
-"""A BFCL category may be named without it: ``--task base`` is ``multi_turn_base``."""
+"""A multi-turn BFCL category may be named without it: ``--task base`` is ``multi_turn_base``."""
+BFCL_CATEGORIES = (*bfcl_single.SINGLE_TURN_CATEGORIES, *bfcl_data.CATEGORIES)
+"""Every BFCL category: single-turn (``eval.bfcl_single``), then multi-turn (``eval.bfcl``)."""
 
 DEFAULT_TASKS: tuple[TaskSpec, ...] = (
     *(TaskSpec(Suite.REASONING_GYM, name, 1) for name in reasoning_gym_env.TASKS),
     *(TaskSpec(Suite.TEXTARENA, name, textarena_env.GAMES[name]) for name in textarena_env.DEFAULT_GAMES),
-    *(TaskSpec(Suite.BFCL, name, 1) for name in bfcl_data.CATEGORIES),
+    *(TaskSpec(Suite.BFCL, name, 1) for name in BFCL_CATEGORIES),
     *(TaskSpec(Suite.CODE, name, 1) for name in code.TASKS),
 )
 """What ``spadework eval --suite S`` plays when no task is named: six reasoning-gym tasks, four games,
-the four BFCL multi-turn categories (a BFCL item is one entry, played by ``eval.bfcl_play``),
-HumanEval (``eval.code``)."""
+every BFCL category, its 13 single-turn ones and four multi-turn ones (a BFCL item is one entry,
+played by ``eval.bfcl_single_play`` or ``eval.bfcl_play``), HumanEval (``eval.code``)."""
 
 DEFAULT_SUITES = (Suite.REASONING_GYM, Suite.TEXTARENA)
 """The suites played when none is named (BFCL's entries take minutes each on a CPU, and code runs
@@ -117,8 +119,8 @@ def _known(suite: Suite, task: str) -> TaskSpec | None:
     if suite is Suite.CODE:
         return TaskSpec(suite, task, 1) if task in code.TASKS else None
     if suite is Suite.BFCL:
-        category = task if task.startswith(BFCL_PREFIX) else BFCL_PREFIX + task
-        return TaskSpec(suite, category, 1) if category in bfcl_data.CATEGORIES else None
+        category = task if task in BFCL_CATEGORIES else BFCL_PREFIX + task
+        return TaskSpec(suite, category, 1) if category in BFCL_CATEGORIES else None
     if task in reasoning_gym_env.TASKS or task in reasoning_gym_env.task_names():
         return TaskSpec(suite, task, 1)
     return None
@@ -136,7 +138,8 @@ def _find(name: str, suites: Sequence[Suite]) -> TaskSpec:
     games = ", ".join(textarena_env.GAMES)
     raise UsageError(f"no task {name!r} in {' or '.join(s.value for s in suites)}; reasoning-gym takes any "
                      f"of its datasets (e.g. {', '.join(reasoning_gym_env.TASKS)}), textarena one of "
-                     f"{games}, bfcl one of {', '.join(bfcl_data.CATEGORIES)}, code one of "
+                     f"{games}, bfcl one of {', '.join(BFCL_CATEGORIES)} or a group of them "
+                     f"({', '.join(bfcl_single.CATEGORY_GROUPS)}), code one of "
                      f"{', '.join(code.TASKS)}")
 
 
@@ -146,7 +149,8 @@ def select_tasks(suites: Iterable[str] = (), names: Iterable[str] = (),
 
     No names: the default tasks of the chosen suites (``DEFAULT_SUITES`` when none is chosen).
     Names: each one looked up in the chosen suites (all when none is chosen); a name may
-    also be written ``suite/task``.
+    also be written ``suite/task``. A BFCL group (``single_turn``, ``non_live``, ``live``,
+    ``multi_turn``) names its categories.
 
     Args:
         suites: suite names (``reasoning-gym``, ``textarena``, ``bfcl``, ``code``, ``probe``).
@@ -164,7 +168,7 @@ def select_tasks(suites: Iterable[str] = (), names: Iterable[str] = (),
     10
     """
     chosen = list(dict.fromkeys(_suite(s) for s in suites))
-    wanted = list(dict.fromkeys(names))
+    wanted = list(dict.fromkeys(_without_groups(names, chosen)))
     if wanted:
         tasks = [_find(n, chosen or list(Suite)) for n in wanted]
     else:
@@ -174,6 +178,24 @@ def select_tasks(suites: Iterable[str] = (), names: Iterable[str] = (),
             raise UsageError(f"--max-turns must be at least 1, got {max_turns}")
         tasks = [replace(t, max_turns=max_turns) if t.suite in MULTI_TURN else t for t in tasks]
     return tuple(dict.fromkeys(tasks))
+
+
+def _without_groups(names: Iterable[str], suites: Sequence[Suite]) -> list[str]:
+    """``names`` with each BFCL group (``bfcl_single.CATEGORY_GROUPS``) replaced by its categories.
+
+    >>> _without_groups(["gcd", "bfcl/multi_turn"], [])[:3]
+    ['gcd', 'bfcl/multi_turn_base', 'bfcl/multi_turn_miss_func']
+    >>> _without_groups(["live"], [Suite.TEXTARENA])
+    ['live']
+    """
+    expanded = []
+    for name in names:
+        group = name.removeprefix(f"{Suite.BFCL.value}/")
+        if group in bfcl_single.CATEGORY_GROUPS and (group != name or not suites or Suite.BFCL in suites):
+            expanded += [f"{Suite.BFCL.value}/{category}" for category in bfcl_single.CATEGORY_GROUPS[group]]
+        else:
+            expanded.append(name)
+    return expanded
 
 
 def configured_tasks(section: EvalSection) -> tuple[TaskSpec, ...]:
