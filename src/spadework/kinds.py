@@ -110,6 +110,22 @@ class CallFormat(StrEnum):
     NATIVE = "native"
 
 
+class ToolPrompt(StrEnum):
+    """How a tool world's tools and the way to call them are shown to the agent.
+
+    ``mixed``: the tools through the model's chat template, and calls asked for in either of two
+    forms (``<tool_call>`` JSON or a Python list of calls); ``native``: the tools through the chat
+    template and exactly one call a reply in the template's own ``<tool_call>`` form; ``compact``:
+    the tools as one ``name(argument: type) - what it does`` line each under the task (not through
+    the template) and exactly one Python call a reply. The last two show a neutral example call
+    from another world.
+    """
+
+    MIXED = "mixed"
+    NATIVE = "native"
+    COMPACT = "compact"
+
+
 class ReplayScore(StrEnum):
     """What ranks the archived environments for replay (``[replay] score``).
 

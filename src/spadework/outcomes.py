@@ -24,6 +24,7 @@ from spadework.rewards import (
     solve_rate,
 )
 from spadework.rollout import Arm, Arms, EndReason, Episode
+from spadework.rollout.calls import call_metrics
 
 _DESIGN_ID = re.compile(r"i(\d+)-d(\d+)")
 
@@ -220,6 +221,7 @@ def iteration_metrics(
         "rollout/unboxed_rate": _ratio(sum(e.unboxed for e in episodes), sum(e.turns for e in episodes)),
         "rollout/env_error_rate": mean([1.0 if e.end is EndReason.ENV_ERROR else 0.0 for e in episodes]),
         "adv/agent_zero_variance_groups": float(sum(o.agent_zero_variance for o in valid)),
+        **call_metrics(episodes),
         **form_metrics(designs, outcomes, episodes),
     }
     if designer_flat is not None:

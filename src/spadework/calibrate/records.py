@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -103,6 +104,8 @@ class EnvResult:
         scores: the paired plays, when played.
         env_errors: episodes in which the environment failed while played (scored 0).
         chance: the share of episodes a blind guess wins (``Verdict.chance``; 0 when not valid).
+        calls: in a tool world, the share of replies with a call and with a valid one, over both arms
+            and per arm (``rollout.calls.call_metrics``, without the ``rollout/`` prefix); else empty.
     """
 
     path: Path
@@ -113,6 +116,7 @@ class EnvResult:
     scores: PairedScores | None = None
     env_errors: int = 0
     chance: float = 0.0
+    calls: Mapping[str, float] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -136,7 +140,8 @@ class EnvResult:
                                 "expected": self.kind.expected, "screening": self.screening.value,
                                 "valid": self.screening.played, "reason": self.reason,
                                 "failed_check": self.failed_check, "scores": None,
-                                "env_errors": self.env_errors, "chance": self.chance}
+                                "env_errors": self.env_errors, "chance": self.chance,
+                                "calls": dict(self.calls)}
         if self.scores is not None:
             estimate = self.scores.estimate()
             data.update(scores=self.scores.to_json(), solve_rate_nohint=self.scores.solve_rate(hinted=False),
@@ -157,6 +162,8 @@ class Calibration:
     isolation: str
     blend: BlendSettings = REFERENCE_BLEND
     """The blend's settings (the config's ``[rewards.blend]``) the reward variants are scored with."""
+    calls: Mapping[str, float] = field(default_factory=dict)
+    """The tool worlds' call rates over every episode (``EnvResult.calls``'s names); empty without any."""
 
     def of_kind(self, kind: Kind) -> tuple[PairedScores, ...]:
         """The plays of the played environments of one kind."""
@@ -186,8 +193,10 @@ class Calibration:
             env["failed_check"],
             None if env["scores"] is None else PairedScores(tuple(env["scores"]["hint"]),
                                                              tuple(env["scores"]["nohint"])),
-            int(env.get("env_errors", 0)), float(env.get("chance", 0.0))) for env in report["environments"])
-        return cls(results, tuple(report["seeds"]), report["isolation"], blend)
+            int(env.get("env_errors", 0)), float(env.get("chance", 0.0)), dict(env.get("calls", {})))
+            for env in report["environments"])
+        return cls(results, tuple(report["seeds"]), report["isolation"], blend,
+                   dict(report["summary"].get("calls", {})))
 
     def with_screening(self, screening: Screening) -> tuple[EnvResult, ...]:
         """The results of the given screening, in order."""
@@ -203,4 +212,5 @@ class Calibration:
             "leaks_caught": [r.name for r in self.with_screening(Screening.LEAK_CAUGHT)],
             "leaks_missed": [r.name for r in self.with_screening(Screening.LEAK_MISSED)],
             "rejected": [r.name for r in self.with_screening(Screening.REJECTED)],
+            "calls": dict(self.calls),
         }

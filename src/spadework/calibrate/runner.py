@@ -19,6 +19,7 @@ from spadework.errors import UsageError
 from spadework.policy.base import Policy
 from spadework.rewards import REFERENCE_BLEND, BlendSettings
 from spadework.rollout import Arm, EndReason, Episode, PlayJob, RolloutConfig, run_plays
+from spadework.rollout.calls import call_metrics
 from spadework.sandbox import SandboxProtocol
 from spadework.validate import Verdict, read_source, validate
 from spadework.validate.parse import extract_code
@@ -118,7 +119,8 @@ def _played(result: EnvResult, episodes: Sequence[Episode], env_id: str, seeds: 
     score = {(e.seed, e.arm): e.score for e in mine}
     scores = PairedScores(tuple(score[(s, Arm.HINT)] for s in seeds),
                           tuple(score[(s, Arm.NOHINT)] for s in seeds))
-    return replace(result, scores=scores, env_errors=sum(1 for e in mine if e.end is EndReason.ENV_ERROR))
+    return replace(result, scores=scores, env_errors=sum(1 for e in mine if e.end is EndReason.ENV_ERROR),
+                   calls=call_rates(mine))
 
 
 def calibrate(
@@ -156,4 +158,9 @@ def calibrate(
     episodes = run_plays(policy, sandbox, jobs, rollout) if jobs else []
     results = tuple(_played(result, episodes, str(index), seeds) if result.screening.played else result
                     for index, result in enumerate(screened))
-    return Calibration(results, seeds, sandbox.isolation.value, blend)
+    return Calibration(results, seeds, sandbox.isolation.value, blend, call_rates(episodes))
+
+
+def call_rates(episodes: Sequence[Episode]) -> dict[str, float]:
+    """``call_metrics`` of the episodes, named without their ``rollout/`` prefix."""
+    return {name.removeprefix("rollout/"): value for name, value in call_metrics(episodes).items()}

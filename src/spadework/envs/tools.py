@@ -22,7 +22,9 @@ from spadework.envs.tool_schema import ToolSpec, nearest_tools, tool, tool_specs
 
 __all__ = ["ToolCall", "ToolCallError", "ToolEnv", "ToolWorld", "parse_calls", "tool"]
 
-NO_CALL = "No tool call found. Call tools as [tool_name(arg=value, ...)] or <tool_call>{...}</tool_call>."
+NO_CALL = "No tool call found."
+"""How the world's answer to a reply with no call (and no answer to give) begins; the rest says how
+to write one, with this world's own tools (``ToolEnv.no_call_message``)."""
 WRONG_ANSWER = "Not the answer the task asks for."
 CALL_ERROR = " -> error: "
 """What separates a call from its error in a tool world's observation."""
@@ -138,12 +140,31 @@ class ToolEnv(TextEnv):
 
     def _answer_turn(self, action: str) -> tuple[str, float, bool]:
         if not _has_answer(self.answer):
-            return NO_CALL, 0.0, False
+            return self.no_call_message(), 0.0, False
         if not any(answers_match(text, self.answer) for text in _answer_texts(action)):
             return WRONG_ANSWER, 0.0, False
         self._answered = True
         solved = self._solved()
         return (RIGHT_ANSWER if solved else ANSWER_EARLY), 1.0 if solved else 0.0, solved
+
+    def no_call_message(self) -> str:
+        """What the agent reads after a reply with no call: how to write one, shown with this world's
+        first tool that takes arguments, and every tool's name.
+
+        >>> class Shop(ToolEnv):
+        ...     @tool
+        ...     def sell(self, item_id: int, customer_id: int) -> dict:
+        ...         \"\"\"Sell an item.\"\"\"
+        >>> print(Shop().no_call_message())
+        No tool call found. Write one call on a line of its own, as sell(item_id=..., customer_id=...) with \
+the values filled in; the tools are sell.
+        """
+        tools = getattr(self, "_tools", None) or {spec.name: spec for spec in self._checked_specs()}
+        specs = list(tools.values())
+        shown = next((spec for spec in specs if spec.params), specs[0])
+        example = f"{shown.name}({', '.join(f'{p.name}=...' for p in shown.params if not p.optional)})"
+        return (f"{NO_CALL} Write one call on a line of its own, as {example} with the values filled in; "
+                f"the tools are {', '.join(spec.name for spec in specs)}.")
 
     def _solved(self) -> bool:
         if self.goal_problem:

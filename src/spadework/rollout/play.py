@@ -33,7 +33,8 @@ from spadework.errors import EnvContractError, EnvError, PolicyError
 from spadework.policy.base import CONTEXT_OVERFLOW, Completion, Message, Policy, Role, ToolSchema
 from spadework.rollout.audit import PlayCheck, audit_seed, read_opening
 from spadework.rollout.boxed import extract_command
-from spadework.rollout.prompt import AgentForm, form_of_source, opening_messages
+from spadework.rollout.calls import ReplyShape, reply_shape
+from spadework.rollout.prompt import AgentForm, ToolPrompt, form_of_source, opening_messages
 from spadework.rollout.reading import read_reset, read_step, text
 from spadework.rollout.records import (
     Arm,
@@ -149,15 +150,25 @@ class _Play:
     messages: list[Message] = field(default_factory=list)
     form: AgentForm = AgentForm.GAME
     tools: list[ToolSchema] | None = None
+    native: bool = True
     rewards: list[float] = field(default_factory=list)
     action: str = ""
     unboxed: int = 0
     completion_tokens: int = 0
+    tool_replies: int = 0
+    calls: int = 0
+    valid_calls: int = 0
     hint: str | None = None
     check: PlayCheck | None = None
     error: str | None = None
     end: EndReason | None = None
     seconds: float = 0.0
+
+    @property
+    def sent_tools(self) -> list[ToolSchema] | None:
+        """The tools that go to the policy with the conversation: none when they are listed in the
+        first message instead (``ToolPrompt.COMPACT``)."""
+        return self.tools if self.native else None
 
     def finish(self, end: EndReason, error: str | None = None) -> None:
         """End the episode; its environment stays open for the audit (``run_plays`` closes it)."""
@@ -178,6 +189,10 @@ class _Play:
         if self.form is AgentForm.TOOL:
             self.action, understood = tool_action(completion.text)
             self.unboxed += not understood
+            shape = reply_shape(completion.text, self.tools or ())
+            self.tool_replies += 1
+            self.calls += shape.calls
+            self.valid_calls += shape is ReplyShape.VALID_CALL
             return
         if self.form is AgentForm.CODE:  # the task reads the code out of the whole reply
             self.action = completion.text.strip()[:MAX_CODE_CHARS]
@@ -195,7 +210,8 @@ class _Play:
             rewards=tuple(self.rewards), score=score, solved=is_solved(score), turns=len(self.rewards),
             unboxed=self.unboxed, hint=self.hint, error=self.error,
             completion_tokens=self.completion_tokens, seconds=self.seconds,
-            end=self.end or EndReason.ENV_ERROR, tools=tuple(self.tools or ()), check=self.check,
+            end=self.end or EndReason.ENV_ERROR, tools=tuple(self.sent_tools or ()), check=self.check,
+            tool_replies=self.tool_replies, calls=self.calls, valid_calls=self.valid_calls,
         )
 
 
@@ -212,13 +228,15 @@ def _start(play: _Play, sandbox: EnvOpener, config: RolloutConfig) -> None:
         observation = text(reset[0], MAX_OBSERVATION_CHARS)
         if play.form is AgentForm.TOOL:
             play.tools = read_tools(reset[1])
+            play.native = config.tool_prompt is not ToolPrompt.COMPACT
         if play.job.arm is Arm.HINT:
             play.hint = play.check.hint if play.check is not None else text(play.env.hint(), MAX_HINT_CHARS)
         play.max_turns = _turn_limit(play.env, config.max_turns_cap)
     except EnvError as exc:
         play.finish(EndReason.ENV_ERROR, str(exc))
         return
-    play.messages = opening_messages(observation, play.hint, play.form, config.hint_style)
+    play.messages = opening_messages(observation, play.hint, play.form, config.hint_style, config.tool_prompt,
+                                     play.tools or ())
 
 
 def _audit(play: _Play) -> None:
@@ -256,8 +274,8 @@ def _still_going(plays: list[_Play], config: RolloutConfig, count_tokens: TokenC
         if play.end is not None:
             continue
         needed = transcript_tokens(play.messages, count_tokens) + config.sampling.max_tokens
-        if play.tools:
-            needed += count_tokens(json.dumps(play.tools, default=str))
+        if play.sent_tools:
+            needed += count_tokens(json.dumps(play.sent_tools, default=str))
         if needed > config.context_tokens:
             play.finish(EndReason.CONTEXT)
         else:
@@ -270,7 +288,7 @@ def _reply(policy: Policy, plays: list[_Play], config: RolloutConfig) -> None:
     A tool world's tools go with its conversation (``tools`` is left out when no play has any, so
     a policy without tool support still plays the other forms)."""
     conversations = [tuple(play.messages) for play in plays]
-    tools = [play.tools for play in plays]
+    tools = [play.sent_tools for play in plays]
     if any(tools):
         completions = policy.generate(conversations, config.sampling, tools)
     else:

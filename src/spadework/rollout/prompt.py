@@ -3,12 +3,16 @@ package), and the first message, which carries the hint in the hinted arm."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import StrEnum
 from functools import cache
 from importlib import resources
+from typing import Any
 
 from spadework.envs.contract import is_answer_puzzle, is_tool_world
+from spadework.envs.tool_schema import signature_lines
 from spadework.kinds import HintStyle as HintStyle
+from spadework.kinds import ToolPrompt as ToolPrompt
 from spadework.policy.base import Message, Role
 
 
@@ -30,17 +34,24 @@ class AgentForm(StrEnum):
 
 
 @cache
-def agent_system_prompt(form: AgentForm = AgentForm.GAME) -> str:
-    """The agent's system prompt for ``form``, read once from ``prompts/agent_<form>.txt``."""
-    return _prompt(f"agent_{form.value}")
+def agent_system_prompt(form: AgentForm = AgentForm.GAME, tools: ToolPrompt = ToolPrompt.MIXED) -> str:
+    """The agent's system prompt for ``form``, read once from ``prompts/agent_<form>.txt`` (a tool
+    world's from ``agent_tool_<tools>.txt`` unless ``tools`` is ``mixed``)."""
+    return _prompt(_prompt_name(form, tools))
 
 
 @cache
-def reply_instruction(form: AgentForm = AgentForm.GAME) -> str:
+def reply_instruction(form: AgentForm = AgentForm.GAME, tools: ToolPrompt = ToolPrompt.MIXED) -> str:
     """How to reply, closing the first message (``prompts/agent_<form>_reply.txt``): a small model
     follows an instruction at the end of the message it answers far better than one in the system
     prompt (measured: the 1.5B answered puzzles in a few unboxed words with the system prompt alone)."""
-    return _prompt(f"agent_{form.value}_reply")
+    return _prompt(f"{_prompt_name(form, tools)}_reply")
+
+
+def _prompt_name(form: AgentForm, tools: ToolPrompt) -> str:
+    if form is AgentForm.TOOL and tools is not ToolPrompt.MIXED:
+        return f"agent_tool_{tools.value}"
+    return f"agent_{form.value}"
 
 
 def _prompt(name: str) -> str:
@@ -65,14 +76,18 @@ def form_of_source(source: str) -> AgentForm:
 
 
 def first_user_message(observation: str, hint: str | None, form: AgentForm = AgentForm.GAME,
-                       style: HintStyle = HintStyle.LINE) -> str:
-    r"""The first user message: the first observation, the hint in the hinted arm, then how to reply.
+                       style: HintStyle = HintStyle.LINE, tools: ToolPrompt = ToolPrompt.MIXED,
+                       listed: Sequence[Any] = ()) -> str:
+    r"""The first user message: the first observation, the tools when they are listed here
+    (``compact``), the hint in the hinted arm, then how to reply.
 
     Args:
         observation: what ``reset`` returned.
         hint: the environment's hint, or None in the arm without it.
         form: the environment's form (its reply instruction).
         style: how the hint is shown.
+        tools: how a tool world's tools are shown.
+        listed: a tool world's tool schemas, listed one a line under the task under ``compact``.
 
     >>> print(first_user_message("You are in a maze.", None))
     You are in a maze.
@@ -89,17 +104,30 @@ def first_user_message(observation: str, hint: str | None, form: AgentForm = Age
     A tip that may help: Count on from 9.
     <BLANKLINE>
     Work it out step by step in a few short lines, then write only the final answer inside \boxed{}.
+    >>> look = {"type": "function", "function": {"name": "look", "description": "Look around.",
+    ...         "parameters": {"properties": {"room": {"type": "string"}}}}}
+    >>> print(first_user_message("Find the key.", None, AgentForm.TOOL, tools=ToolPrompt.COMPACT,
+    ...                          listed=[look]))  # doctest: +ELLIPSIS
+    Find the key.
+    <BLANKLINE>
+    Tools:
+    look(room: string) - Look around.
+    <BLANKLINE>
+    Reply with one short sentence, then exactly one call on a line of its own: ...
     """
     shown = observation
+    if form is AgentForm.TOOL and tools is ToolPrompt.COMPACT and listed:
+        shown += "\n\nTools:\n" + "\n".join(signature_lines(list(listed)))
     if hint is not None:
         shown += f"\n\nA tip that may help: {hint}" if style is HintStyle.ADVICE else f"\nHint: {hint}"
-    return f"{shown}\n\n{reply_instruction(form)}"
+    return f"{shown}\n\n{reply_instruction(form, tools)}"
 
 
 def opening_messages(observation: str, hint: str | None, form: AgentForm = AgentForm.GAME,
-                     style: HintStyle = HintStyle.LINE) -> list[Message]:
+                     style: HintStyle = HintStyle.LINE, tools: ToolPrompt = ToolPrompt.MIXED,
+                     listed: Sequence[Any] = ()) -> list[Message]:
     """The conversation an episode starts from: the form's system prompt and the first observation."""
     return [
-        Message(Role.SYSTEM, agent_system_prompt(form)),
-        Message(Role.USER, first_user_message(observation, hint, form, style)),
+        Message(Role.SYSTEM, agent_system_prompt(form, tools)),
+        Message(Role.USER, first_user_message(observation, hint, form, style, tools, listed)),
     ]

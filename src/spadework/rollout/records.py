@@ -12,7 +12,7 @@ from spadework.kinds import Arm as Arm
 from spadework.kinds import Arms as Arms
 from spadework.policy.base import Message, Sampling
 from spadework.rollout.audit import PlayCheck
-from spadework.rollout.prompt import AgentForm, HintStyle
+from spadework.rollout.prompt import AgentForm, HintStyle, ToolPrompt
 
 
 class EndReason(StrEnum):
@@ -90,6 +90,10 @@ class Episode:
             the learner renders them as the policy did (``render_tokens(..., tools=...)``).
         check: what the audit of a designed environment's episode read and found
             (``rollout.audit``); None when the play was not audited or the environment failed.
+        tool_replies: replies written in a tool world (the call rates' denominator).
+        calls: in a tool world, replies that held a call that reads (``rollout.calls.ReplyShape``).
+        valid_calls: of those, replies whose every call names a listed tool with the arguments it
+            takes.
     """
 
     env_id: str
@@ -108,6 +112,9 @@ class Episode:
     end: EndReason
     tools: tuple[dict[str, Any], ...] = ()
     check: PlayCheck | None = None
+    tool_replies: int = 0
+    calls: int = 0
+    valid_calls: int = 0
 
     def to_json(self) -> dict[str, Any]:
         """The episode as JSON (``from_json`` reads it back)."""
@@ -159,6 +166,7 @@ class RolloutConfig:
         hint_style: how the hinted arm shows the hint.
         audit: check every played episode (designed environments: ``rollout.audit``); off for
             held-out tasks, which have no hint or solution of their own to check.
+        tool_prompt: how a tool world's tools and the way to call them are shown.
     """
 
     max_turns_cap: int = 10
@@ -167,6 +175,7 @@ class RolloutConfig:
     sampling: Sampling = field(default_factory=Sampling)
     hint_style: HintStyle = HintStyle.LINE
     audit: bool = False
+    tool_prompt: ToolPrompt = ToolPrompt.MIXED
 
     def __post_init__(self) -> None:
         for name in ("max_turns_cap", "context_tokens", "concurrency"):
@@ -179,6 +188,7 @@ class RolloutConfig:
         data = asdict(self)
         data["sampling"]["stop"] = list(self.sampling.stop)
         data["hint_style"] = self.hint_style.value
+        data["tool_prompt"] = self.tool_prompt.value
         return data
 
     @classmethod
@@ -191,4 +201,6 @@ class RolloutConfig:
             fields["sampling"] = Sampling(**sampling)
         if "hint_style" in fields:
             fields["hint_style"] = HintStyle(fields["hint_style"])
+        if "tool_prompt" in fields:
+            fields["tool_prompt"] = ToolPrompt(fields["tool_prompt"])
         return cls(**fields)

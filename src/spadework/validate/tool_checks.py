@@ -71,7 +71,7 @@ def unsolved_reason(actions: Sequence[str], observations: Sequence[str], goal_pr
     for number, (action, observation) in enumerate(zip(actions, observations, strict=False), start=1):
         if observation.startswith(INVALID):
             return f"action {number} {action!r} cannot be read as calls: {observation.removeprefix(INVALID)}"
-        if observation == NO_CALL:
+        if observation.startswith(NO_CALL):
             return f"action {number} {action!r} is no tool call"
     if goal_problem:
         return goal_problem
