@@ -222,8 +222,9 @@ def test_an_action_without_a_call_is_told_how_to_call_and_the_turn_counts():
     env, _, _ = shop()
     observation, *rest = step(env, "I would sell the lamp.")
     assert rest == [0.0, False, False, {"turn": 1}]
-    assert observation.startswith(NO_CALL) and "as list_records(collection=...) with the values" in observation
-    assert observation.endswith("the tools are list_records, find, get, create, update, delete, move, sell, discount.")
+    assert observation.startswith(NO_CALL) and "as list_records(collection=...) with the" in observation
+    assert observation.endswith("the tools are list_records, find, get, create, update, delete, move, sell, "
+                                "discount.")
 
 
 def test_a_result_json_cannot_write_is_shown_as_python():

@@ -16,7 +16,8 @@ from spadework.sandbox import InProcessSandbox
 
 NATIVE = ['I look the book up.\n<tool_call>{"name": "find", "arguments": {"collection": "books", "field": '
           '"title", "value": "Emma"}}</tool_call>',
-          'Now I lend it.\n<tool_call>{"name": "lend", "arguments": {"book_id": 2, "member_id": 7}}</tool_call>']
+          'Now I lend it.\n<tool_call>{"name": "lend", "arguments": {"book_id": 2, "member_id": 7}}'
+          '</tool_call>']
 PYTHON = ["I look the book up.\nfind(collection='books', field='title', value='Emma')",
           "Now I lend it.\nlend(book_id=2, member_id=7)"]
 
