@@ -9,8 +9,9 @@ from pathlib import Path
 PACKAGE = Path(__file__).parents[1] / "src" / "spadework"
 
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors", "rundir", "kinds"),
+    ("errors", "rundir", "kinds", "lazy"),
     ("paths", "tomltext", "pysyntax"),
+    ("settings_base",),
     ("envs", "tracking", "corpus"),
     ("sandbox", "rewards"),
     ("validate", "policy"),

@@ -82,4 +82,5 @@ def test_reading_a_configuration_loads_no_part_that_acts_on_it():
             "print(sorted(m for m in sys.modules if m.startswith('spadework')))")
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert ast.literal_eval(loaded) == ["spadework", "spadework.config", "spadework.errors",
-                                        "spadework.kinds", "spadework.rundir", "spadework.tomltext"]
+                                        "spadework.kinds", "spadework.rundir", "spadework.settings_base",
+                                        "spadework.tomltext"]

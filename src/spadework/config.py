@@ -17,7 +17,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_core import ErrorDetails
 
 from spadework.errors import ConfigError
@@ -39,7 +39,8 @@ from spadework.kinds import (
     WandbMode,
 )
 from spadework.rundir import CONFIG_FILE as CONFIG_FILE  # where a run keeps its config
-from spadework.tomltext import SURROGATE, dump_toml
+from spadework.settings_base import Section as Section
+from spadework.tomltext import dump_toml
 
 if TYPE_CHECKING:
     from spadework.replay import ReplaySettings
@@ -49,37 +50,6 @@ SET_FORM = "SECTION.FIELD=VALUE"
 SET_EXAMPLE = "--set designer.sampling.temperature=0.2"
 
 _KEY = re.compile(r"[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*")
-
-
-class Section(BaseModel):
-    """A config section: unknown fields are errors (a typo must not be silently ignored)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    @field_validator("*", mode="after")
-    @classmethod
-    def _utf8_only(cls, value: Any) -> Any:
-        """Text must be writable to the run's UTF-8 ``config.toml`` (no lone surrogates, which
-        is how Python carries command-line bytes that are not UTF-8)."""
-        texts = value if isinstance(value, tuple) else (value,)
-        if any(isinstance(t, str) and SURROGATE.search(t) for t in texts):
-            raise ValueError("holds bytes that are not UTF-8 text; give UTF-8 text (rename the file "
-                             "if it is a path)")
-        return value
-
-    @model_validator(mode="before")
-    @classmethod
-    def _sub_section_defaults(cls, data: Any) -> Any:
-        """A sub-section given in part keeps the defaults this section gives it (the designer's
-        ``sampling`` is cooler than the agent's), not those of the sub-section's class."""
-        if not isinstance(data, dict):
-            return data
-        merged = dict(data)
-        for name, value in data.items():
-            field = cls.model_fields.get(name)
-            if field is not None and isinstance(field.default, Section) and isinstance(value, dict):
-                merged[name] = {**field.default.model_dump(), **value}
-        return merged
 
 
 class SamplingConfig(Section):

@@ -1,15 +1,33 @@
-"""Diversity of generated environments: embeddings, measures, collapse alarm and a 2-D map."""
+"""Diversity of generated environments: embeddings, measures, collapse alarm and a 2-D map.
 
-from spadework.diversity.embed import (
-    EmbedderKind,
-    FakeEmbedder,
-    HashingEmbedder,
-    MiniLMEmbedder,
-    make_embedder,
-)
-from spadework.diversity.incremental import DiversitySettings, IncrementalDiversity, RunningSums
-from spadework.diversity.records import DiversitySummary, MapPoint, RunDiversity
-from spadework.diversity.run import DiversityTracker, run_diversity
+The names below are loaded on first use, so importing one of its modules loads only what that module needs.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from spadework.lazy import lazy_exports
+
+__getattr__, __dir__ = lazy_exports(__name__, {
+    "spadework.diversity.embed": ("EmbedderKind", "FakeEmbedder", "HashingEmbedder", "MiniLMEmbedder",
+                                  "make_embedder"),
+    "spadework.diversity.incremental": ("DiversitySettings", "IncrementalDiversity", "RunningSums"),
+    "spadework.diversity.records": ("DiversitySummary", "MapPoint", "RunDiversity"),
+    "spadework.diversity.run": ("DiversityTracker", "run_diversity"),
+})
+
+if TYPE_CHECKING:
+    from spadework.diversity.embed import (
+        EmbedderKind,
+        FakeEmbedder,
+        HashingEmbedder,
+        MiniLMEmbedder,
+        make_embedder,
+    )
+    from spadework.diversity.incremental import DiversitySettings, IncrementalDiversity, RunningSums
+    from spadework.diversity.records import DiversitySummary, MapPoint, RunDiversity
+    from spadework.diversity.run import DiversityTracker, run_diversity
 
 __all__ = [
     "DiversitySettings",

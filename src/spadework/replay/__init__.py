@@ -1,14 +1,31 @@
-"""Prioritised level replay: archived environments at the agent's frontier, played again."""
+"""Prioritised level replay: archived environments at the agent's frontier, played again.
 
-from spadework.replay.levels import (
-    ReplayCandidates,
-    ReplayLevel,
-    fresh_seeds,
-    replay_candidates,
-    replay_levels,
-)
-from spadework.replay.plan import ReplayPlan, ReplayResult, ReplaySettings, plan_replay
-from spadework.replay.priority import ReplayScore, draw_distinct, positive_advantage, replay_priorities
+The names below are loaded on first use, so importing one of its modules loads only what that module needs.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from spadework.lazy import lazy_exports
+
+__getattr__, __dir__ = lazy_exports(__name__, {
+    "spadework.replay.levels": ("ReplayCandidates", "ReplayLevel", "fresh_seeds", "replay_candidates",
+                                "replay_levels"),
+    "spadework.replay.plan": ("ReplayPlan", "ReplayResult", "ReplaySettings", "plan_replay"),
+    "spadework.replay.priority": ("ReplayScore", "draw_distinct", "positive_advantage", "replay_priorities"),
+})
+
+if TYPE_CHECKING:
+    from spadework.replay.levels import (
+        ReplayCandidates,
+        ReplayLevel,
+        fresh_seeds,
+        replay_candidates,
+        replay_levels,
+    )
+    from spadework.replay.plan import ReplayPlan, ReplayResult, ReplaySettings, plan_replay
+    from spadework.replay.priority import ReplayScore, draw_distinct, positive_advantage, replay_priorities
 
 __all__ = ["ReplayCandidates", "ReplayLevel", "ReplayPlan", "ReplayResult", "ReplayScore", "ReplaySettings",
            "draw_distinct", "fresh_seeds", "plan_replay", "positive_advantage", "replay_candidates",

@@ -1,9 +1,26 @@
-"""Running untrusted environment code, and judging untrusted functions, in isolated worker processes."""
+"""Running untrusted environment code, and judging untrusted functions, in isolated worker processes.
 
-from spadework.sandbox.config import Isolation, SandboxConfig
-from spadework.sandbox.env import EnvHandle, InProcessEnv, SandboxedEnv, SandboxProtocol
-from spadework.sandbox.pool import InProcessSandbox, Sandbox
-from spadework.sandbox.program import ProgramRun, TestedCode
+The names below are loaded on first use, so importing one of its modules loads only what that module needs.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from spadework.lazy import lazy_exports
+
+__getattr__, __dir__ = lazy_exports(__name__, {
+    "spadework.sandbox.config": ("Isolation", "SandboxConfig"),
+    "spadework.sandbox.env": ("EnvHandle", "InProcessEnv", "SandboxedEnv", "SandboxProtocol"),
+    "spadework.sandbox.pool": ("InProcessSandbox", "Sandbox"),
+    "spadework.sandbox.program": ("ProgramRun", "TestedCode"),
+})
+
+if TYPE_CHECKING:
+    from spadework.sandbox.config import Isolation, SandboxConfig
+    from spadework.sandbox.env import EnvHandle, InProcessEnv, SandboxedEnv, SandboxProtocol
+    from spadework.sandbox.pool import InProcessSandbox, Sandbox
+    from spadework.sandbox.program import ProgramRun, TestedCode
 
 __all__ = ["EnvHandle", "InProcessEnv", "InProcessSandbox", "Isolation", "ProgramRun", "Sandbox",
            "SandboxConfig", "SandboxProtocol", "SandboxedEnv", "TestedCode"]

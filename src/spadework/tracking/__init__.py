@@ -14,14 +14,32 @@ How a run uses them:
    written: a replay never duplicates a step.
 3. After each iteration is committed (never before), ``trackers.log(iteration, metrics)``.
 4. ``trackers.close()`` at the end, also on failure (or use ``with open_trackers(...) as t:``).
+
+The names below are loaded on first use, so importing ``tracking.settings`` loads nothing else.
 """
 
-from spadework.tracking.base import Tracker, TrackerState, scalars
-from spadework.tracking.recording import RecordingTracker
-from spadework.tracking.settings import TrackingSettings, WandbMode
-from spadework.tracking.tensorboard_tracker import TensorBoardTracker
-from spadework.tracking.trackers import Trackers, open_trackers, replay
-from spadework.tracking.wandb_tracker import WandbTracker
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from spadework.lazy import lazy_exports
+
+__getattr__, __dir__ = lazy_exports(__name__, {
+    "spadework.tracking.base": ("Tracker", "TrackerState", "scalars"),
+    "spadework.tracking.recording": ("RecordingTracker",),
+    "spadework.tracking.settings": ("TrackingSettings", "WandbMode"),
+    "spadework.tracking.tensorboard_tracker": ("TensorBoardTracker",),
+    "spadework.tracking.trackers": ("Trackers", "open_trackers", "replay"),
+    "spadework.tracking.wandb_tracker": ("WandbTracker",),
+})
+
+if TYPE_CHECKING:
+    from spadework.tracking.base import Tracker, TrackerState, scalars
+    from spadework.tracking.recording import RecordingTracker
+    from spadework.tracking.settings import TrackingSettings, WandbMode
+    from spadework.tracking.tensorboard_tracker import TensorBoardTracker
+    from spadework.tracking.trackers import Trackers, open_trackers, replay
+    from spadework.tracking.wandb_tracker import WandbTracker
 
 __all__ = [
     "RecordingTracker",
