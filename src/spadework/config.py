@@ -1,7 +1,11 @@
 """The run configuration: one TOML file, validated at start, with CLI overrides.
 
-Every field is documented here; an invalid file fails at start with a message that
-names the field. The resolved configuration is written into the run directory.
+Every field is documented in its section's model: the sections of the run, the designer, the agent,
+the rewards and the evaluation are defined here; the policy's, the sandbox's, the learner's, the
+replay's, the diversity measures' and the trackers' in a light ``settings`` module of each part,
+which ``RunConfig`` composes (so each setting has one definition, and reading a configuration loads
+no part that acts on it). An invalid file fails at start with a message that names the field.
+The resolved configuration is written into the run directory.
 Any field can be set on the command line with ``--set section.field=value``
 (``parse_assignment``); overrides are validated exactly like the file.
 """
@@ -13,37 +17,35 @@ import math
 import re
 import tomllib
 from collections.abc import Collection
-from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_core import ErrorDetails
 
+from spadework.diversity.settings import DiversitySettings
 from spadework.errors import ConfigError
 from spadework.kinds import (
     CONFIDENCE,
     AdvantageGroup,
-    Aggregation,
     Arms,
-    AttemptChoice,
     CallFormat,
     DesignerReward,
     DesignForm,
-    EmbedderKind,
     HintStyle,
     PolicyKind,
-    ReplayScore,
     Retry,
-    ServerKind,
-    WandbMode,
 )
+from spadework.learn.settings import LearnSection
+from spadework.policy.settings import PolicySection
+from spadework.replay.settings import ReplaySettings
 from spadework.rundir import CONFIG_FILE as CONFIG_FILE  # where a run keeps its config
+from spadework.sandbox.settings import SandboxSection
 from spadework.settings_base import Section as Section
 from spadework.tomltext import dump_toml
+from spadework.tracking.settings import TrackingSettings
 
 if TYPE_CHECKING:
-    from spadework.replay import ReplaySettings
     from spadework.rewards.designer import BlendSettings
 
 SET_FORM = "SECTION.FIELD=VALUE"
@@ -71,26 +73,6 @@ class RunSection(Section):
                                    "plays, paired seed for seed); the regret is then the hinted mean minus "
                                    "the no-hint mean")
     seed: int = Field(0, description="seeds the corpus sampler, play seeds and sampling")
-
-
-class PolicySection(Section):
-    """The inference backend that serves both roles."""
-
-    kind: PolicyKind = Field(PolicyKind.EMBEDDED, description="embedded, openai, hf or scripted")
-    model: str = Field("qwen2.5-coder-1.5b",
-                       description="preset name or GGUF path (embedded); model name (openai)")
-    base_url: str = Field("http://127.0.0.1:8000/v1", description="OpenAI-compatible server")
-    api_key_env: str = Field("OPENAI_API_KEY", description="variable holding the API key")
-    n_ctx: int = Field(4096, ge=512, description="context window of the embedded model")
-    prompt_cache_mb: int = Field(1024, ge=0, description="embedded: memory for the prompt states of the "
-                                 "episodes in flight, so each turn reads only its new tokens (0: none)")
-    parallel: int = Field(16, ge=1, le=256, description="embedded: conversations decoded together in one "
-                          "forward pass (continuous batching; 16 measured best on 2 cores)")
-    kv_cache_mb: int = Field(4096, ge=16, description="embedded: most memory for the KV cache of the "
-                             "parallel sequences (parallel x n_ctx tokens); fewer are decoded at a time "
-                             "when they do not fit")
-    concurrency: int = Field(8, ge=1, description="requests in flight (openai)")
-    timeout_s: float = Field(300.0, gt=0, description="per request (openai)")
 
 
 class CorpusSection(Section):
@@ -171,63 +153,6 @@ class AgentSection(Section):
     sampling: SamplingConfig = SamplingConfig(temperature=0.7, max_tokens=384)
 
 
-class Executor(StrEnum):
-    """Where environments run: this machine's sandbox, or actors on a Ray cluster."""
-
-    LOCAL = "local"
-    RAY = "ray"
-
-
-class SandboxSection(Section):
-    """The sandbox environments run in: limits, pool, executor."""
-
-    call_timeout_s: float = Field(5.0, gt=0, description="wall-clock limit of one environment call")
-    load_timeout_s: float = Field(10.0, gt=0, description="wall-clock limit of loading a module")
-    pool_size: int = Field(4, ge=0, description="sandbox workers started ahead of time")
-    executor: Executor = Field(Executor.LOCAL, description="local, or ray: environments run on Ray actors")
-    ray_address: str | None = Field(None, description="a Ray cluster ('auto', 'ray://host:10001'); "
-                                    "unset starts a local Ray")
-    ray_cpus_per_env: float = Field(0.0, ge=0, description="CPU share each environment actor reserves "
-                                    "(0: never blocks a rollout, which keeps all its environments open)")
-
-
-class LearnSection(Section):
-    """The LoRA learner of both roles (``--train``)."""
-
-    enabled: bool = Field(False, description="train both roles after every iteration (--train)")
-    model: str = Field("policy", description="'policy' (the served weights), a preset, a .gguf, "
-                       "a Hugging Face folder, or 'tiny' (a random test model)")
-    dtype: str = Field("auto", pattern="^(auto|float32|bfloat16)$",
-                       description="auto: bfloat16 on a GPU, float32 on a CPU")
-    designer: bool = Field(True, description="train the designer too (off: the frozen-designer ablation)")
-    designer_attempt: AttemptChoice = Field(AttemptChoice.FIRST, description="first, final or all replies")
-    lora_rank: int = Field(8, ge=1, le=256, description="LoRA rank")
-    lora_alpha: float = Field(16.0, gt=0, description="LoRA alpha (the update is scaled by alpha / rank)")
-    lora_dropout: float = Field(0.0, ge=0.0, lt=1.0, description="dropout on the LoRA path")
-    lora_targets: tuple[str, ...] = Field(("q_proj", "k_proj", "v_proj", "o_proj"), min_length=1,
-                                          description="projections that get an adapter")
-    lr: float = Field(1e-4, gt=0, description="AdamW learning rate")
-    weight_decay: float = Field(0.0, ge=0, description="AdamW weight decay")
-    clip_low: float = Field(0.2, ge=0, lt=1, description="PPO ratio clip below 1")
-    clip_high: float = Field(0.2, ge=0, description="PPO ratio clip above 1")
-    aggregation: Aggregation = Field(Aggregation.TOKEN_MEAN, description="token_mean or sequence_mean")
-    kl_coef: float = Field(0.0, ge=0, description="KL to the base model (0: not computed)")
-    max_grad_norm: float = Field(1.0, gt=0, description="gradients are clipped to this global norm")
-    micro_batch_tokens: int = Field(2048, ge=64, description="padded tokens per forward/backward")
-    max_sample_tokens: int = Field(3072, ge=64, description="longer samples are cut")
-    epochs: int = Field(1, ge=1, le=16, description="passes over each batch")
-    min_tokens: int = Field(0, ge=0, description="a batch with fewer trained tokens takes no step "
-                            "(Adam moves the weights as far for 8 tokens as for 8,000)")
-    tis_cap: float = Field(2.0, ge=0.0, description="a designer window's samples, trained when it closes "
-                           "(designer.regenerate_every > 1), are weighted per token by min(pi_now / pi_then, "
-                           "tis_cap): truncated importance sampling for the agent's updates in between "
-                           "(0: off)")
-    keep_checkpoints: int = Field(2, ge=1, description="newest checkpoints kept in the run directory")
-    sync_server: ServerKind | None = Field(None, description="with policy.kind = 'openai': vllm or sglang "
-                                           "(adapter hot-load endpoints), or llama-cpp (spadework runs "
-                                           "llama.cpp's server on policy.base_url, restarted per update)")
-
-
 class BlendSection(Section):
     """The designer reward ``blend``'s weights, scales, band and ramp (the reference's tool-use recipe)."""
 
@@ -284,41 +209,6 @@ class RewardsSection(Section):
         return data
 
 
-class ReplaySection(Section):
-    """Replaying archived environments from the frontier."""
-
-    count: int = Field(0, ge=0, description="archived environments replayed per iteration beside the new "
-                       "designs, each on fresh paired seeds in both arms (0: no replay)")
-    score: ReplayScore = Field(ReplayScore.REGRET, description="what ranks them: regret (the current, pooled "
-                               "regret) or advantage (the mean positive part of the agent's no-hint score "
-                               "minus its mean: p(1-p) for solve rate p)")
-    staleness: float = Field(0.3, ge=0.0, le=1.0, description="weight of the staleness priority (iterations "
-                             "since last played) against the score priority")
-    temperature: float = Field(0.3, gt=0.0, description="rank-based score priority (1/rank)^(1/temperature); "
-                               "smaller: the best-ranked are replayed more")
-
-    def settings(self) -> ReplaySettings:
-        """The loop's replay settings (the replay part is imported here, not when a config is read)."""
-        from spadework.replay import ReplaySettings
-
-        return ReplaySettings(self.count, self.score, self.staleness, self.temperature)
-
-
-class DiversitySection(Section):
-    """Measuring how varied the designed environments are."""
-
-    embedder: EmbedderKind = Field(EmbedderKind.AUTO, description="auto, minilm (all-MiniLM-L6-v2, offline) "
-                                   "or hashing (n-gram counts, no model)")
-    near_duplicate: float = Field(0.1, gt=0, le=2, description="cosine distance under which an "
-                                  "environment's nearest neighbour makes it a near-duplicate")
-    cluster_distance: float = Field(0.25, gt=0, le=2, description="average-linkage clusters merge up to "
-                                    "this cosine distance")
-    collapse_window: int = Field(6, ge=2, description="the collapse alarm rings when this many most "
-                                 "recent environments fall into one cluster")
-    cluster_window: int = Field(1000, ge=2, description="diversity/clusters counts the clusters among this "
-                                "many most recent environments (all of them in a smaller run)")
-
-
 class EvalSection(Section):
     """Held-out evaluation inside a run."""
 
@@ -336,16 +226,6 @@ class EvalSection(Section):
                             "carry 4k-9k tokens of function docs; long_context results add up to 8k more)")
 
 
-class TrackingSection(Section):
-    """Where metrics go besides ``metrics.jsonl``: TensorBoard and Weights & Biases."""
-
-    tensorboard: bool = Field(False, description="write TensorBoard event files into RUN_DIR/tensorboard")
-    wandb: WandbMode = Field(WandbMode.OFF, description="Weights & Biases: off, offline (into the run "
-                             "directory; `wandb sync` uploads it later) or online")
-    wandb_project: str = Field("spadework", description="the W&B project")
-    wandb_entity: str | None = Field(None, description="the W&B team or user (unset: the user's default)")
-
-
 class RunConfig(Section):
     """The whole configuration of ``spadework run``."""
 
@@ -357,10 +237,10 @@ class RunConfig(Section):
     sandbox: SandboxSection = SandboxSection()
     rewards: RewardsSection = RewardsSection()
     learn: LearnSection = LearnSection()
-    replay: ReplaySection = ReplaySection()
-    diversity: DiversitySection = DiversitySection()
+    replay: ReplaySettings = ReplaySettings()
+    diversity: DiversitySettings = DiversitySettings()
     eval: EvalSection = EvalSection()
-    tracking: TrackingSection = TrackingSection()
+    tracking: TrackingSettings = TrackingSettings()
 
     @model_validator(mode="after")
     def _consistent(self) -> RunConfig:

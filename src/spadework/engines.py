@@ -1,6 +1,8 @@
-"""The one place where config sections become the settings of the parts, and the engines a
-run is built from: the policy it samples from, the sandbox, the diversity tracker and, when it
-trains, the trainer that updates the policy. The parts below this module never read the config
+"""The one place where the run configuration meets the parts, and the engines a run is built
+from: the policy it samples from, the sandbox, the diversity tracker and, when it trains, the
+trainer that updates the policy. Each part defines its own settings (``<part>/settings.py``),
+which ``RunConfig`` composes as its sections; here a section is handed to its part as it is, or
+with what the run gives besides (the seed). The parts below this module never read the config
 (the layering test holds them to it); the commands above it (``run``, ``eval``, ``calibrate``)
 compose from it.
 
@@ -14,27 +16,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from spadework.config import (
-    CONFIG_FILE,
-    AgentSection,
-    DiversitySection,
-    Executor,
-    LearnSection,
-    RunConfig,
-    SamplingConfig,
-    load_config,
-)
+from spadework.config import CONFIG_FILE, AgentSection, RunConfig, SamplingConfig, load_config
 from spadework.diversity import DiversitySettings, DiversityTracker, RunDiversity, run_diversity
 from spadework.diversity.embed import Embedder, make_embedder
 from spadework.diversity.run import INDEX_DIR
 from spadework.errors import ConfigError
-from spadework.learn.settings import LearnerSettings, TrainerSettings
 from spadework.policy import PolicySettings, build_policy
 from spadework.policy.base import Policy, Sampling
 from spadework.policy.settings import PolicyKind
 from spadework.rollout import RolloutConfig
 from spadework.sandbox import Sandbox, SandboxConfig, SandboxProtocol
-from spadework.tracking import TrackingSettings
+from spadework.sandbox.settings import Executor
 
 if TYPE_CHECKING:  # the learner (and torch) are imported only by runs that train
     from spadework.learn.sync import WeightSync
@@ -42,12 +34,8 @@ if TYPE_CHECKING:  # the learner (and torch) are imported only by runs that trai
 
 
 def policy_settings(config: RunConfig) -> PolicySettings:
-    """The policy backend's settings from the run configuration."""
-    p = config.policy
-    return PolicySettings(kind=p.kind, model=p.model, base_url=p.base_url, api_key_env=p.api_key_env,
-                          n_ctx=p.n_ctx, prompt_cache_mb=p.prompt_cache_mb, parallel=p.parallel,
-                          kv_cache_mb=p.kv_cache_mb, concurrency=p.concurrency,
-                          timeout_s=p.timeout_s, seed=config.run.seed)
+    """The policy backend's settings: the ``[policy]`` section, seeded with ``run.seed``."""
+    return config.policy.into(PolicySettings, seed=config.run.seed)
 
 
 def sampling(section: SamplingConfig, seed: int | None = None) -> Sampling:
@@ -74,27 +62,23 @@ def rollout_config(agent: AgentSection, sampling: Sampling) -> RolloutConfig:
 
 
 def sandbox_settings(config: RunConfig) -> SandboxConfig:
-    """The sandbox's settings from the run configuration."""
-    box = config.sandbox
-    return SandboxConfig(pool_size=box.pool_size, call_timeout_s=box.call_timeout_s,
-                         load_timeout_s=box.load_timeout_s)
+    """The sandbox's settings: the ``[sandbox]`` section, other limits at their defaults."""
+    return config.sandbox.into(SandboxConfig)
 
 
 def open_sandbox(config: RunConfig) -> SandboxProtocol:
     """The local sandbox, or one whose environments run on Ray actors (``--executor ray``)."""
-    if config.sandbox.executor is Executor.RAY:
+    settings = sandbox_settings(config)
+    if settings.executor is Executor.RAY:
         from spadework.sandbox.ray_pool import RaySandbox
 
-        return RaySandbox(sandbox_settings(config), address=config.sandbox.ray_address,
-                          cpus_per_env=config.sandbox.ray_cpus_per_env)
-    return Sandbox(sandbox_settings(config))
+        return RaySandbox(settings)
+    return Sandbox(settings)
 
 
-def diversity_parts(section: DiversitySection) -> tuple[Embedder, DiversitySettings]:
-    """The embedder and thresholds of a ``[diversity]`` section."""
-    return make_embedder(section.embedder), DiversitySettings(
-        near_duplicate=section.near_duplicate, cluster_distance=section.cluster_distance,
-        collapse_window=section.collapse_window, cluster_window=section.cluster_window)
+def diversity_parts(settings: DiversitySettings) -> tuple[Embedder, DiversitySettings]:
+    """The embedder a ``[diversity]`` section names, and the section (the measures' thresholds)."""
+    return make_embedder(settings.embedder), settings
 
 
 def diversity_tracker(config: RunConfig, run_dir: Path | None = None) -> DiversityTracker:
@@ -110,13 +94,6 @@ def measure_run(run_dir: Path, *, every_design: bool = False) -> RunDiversity:
     path = Path(run_dir) / CONFIG_FILE
     return run_diversity(run_dir, *diversity_parts(load_config(path if path.is_file() else None).diversity),
                          use_logged=True, every_design=every_design)
-
-
-def tracking_settings(config: RunConfig) -> TrackingSettings:
-    """What the run's trackers need, from its ``[tracking]`` section."""
-    t = config.tracking
-    return TrackingSettings(tensorboard=t.tensorboard, wandb=t.wandb, project=t.wandb_project,
-                            entity=t.wandb_entity)
 
 
 def weight_sync(policy: Policy, config: RunConfig, run_dir: Path) -> WeightSync:
@@ -145,24 +122,6 @@ def weight_sync(policy: Policy, config: RunConfig, run_dir: Path) -> WeightSync:
     return NoSync()
 
 
-def trainer_settings(section: LearnSection, seed: int) -> TrainerSettings:
-    """The trainer's settings from the ``[learn]`` section; ``seed`` seeds the adapter's start.
-
-    >>> trainer_settings(LearnSection(lr=0.01, lora_rank=4), seed=3).learner.lr
-    0.01
-    """
-    learner = LearnerSettings(lr=section.lr, weight_decay=section.weight_decay, clip_low=section.clip_low,
-                              clip_high=section.clip_high, aggregation=section.aggregation,
-                              kl_coef=section.kl_coef, max_grad_norm=section.max_grad_norm,
-                              micro_batch_tokens=section.micro_batch_tokens, epochs=section.epochs,
-                              min_tokens=section.min_tokens, seed=seed, tis_cap=section.tis_cap)
-    return TrainerSettings(learner=learner, lora_rank=section.lora_rank, lora_alpha=section.lora_alpha,
-                           lora_dropout=section.lora_dropout, lora_targets=tuple(section.lora_targets),
-                           designer=section.designer, designer_attempt=section.designer_attempt,
-                           max_sample_tokens=section.max_sample_tokens,
-                           keep_checkpoints=section.keep_checkpoints)
-
-
 def build_trainer(config: RunConfig, run_dir: Path, sync: WeightSync) -> Trainer:
     """The run's ``learn.Trainer``; under ``accelerate launch`` its learner spans every process."""
     from spadework.learn.distributed import launched_processes
@@ -177,7 +136,7 @@ def build_trainer(config: RunConfig, run_dir: Path, sync: WeightSync) -> Trainer
         from accelerate import Accelerator
 
         accelerator = Accelerator(cpu=not torch.cuda.is_available())  # CPU processes talk over gloo
-    return Trainer.build(base, trainer_settings(config.learn, config.run.seed), sync, run_dir, accelerator)
+    return Trainer.build(base, config.learn.trainer_settings(config.run.seed), sync, run_dir, accelerator)
 
 
 def build_engines(config: RunConfig, run_dir: Path,

@@ -283,7 +283,7 @@ class Loop:
         """The archived environments this iteration plays again (none when ``replay.count`` is 0):
         designs of earlier windows, never the window in play's own (it is played anyway, and its
         record is paid when it closes)."""
-        run, settings = self.config.run, self.config.replay.settings()
+        run, settings = self.config.run, self.config.replay
         before = self.current_window.start  # = iteration at a window's first step
         rows = self.archive.replay_rows(before, settings.score is ReplayScore.ADVANTAGE) \
             if settings.count else []  # a few numbers per candidate, from an index

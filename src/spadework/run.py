@@ -11,7 +11,7 @@ from spadework.archive import Archive
 from spadework.config import CONFIG_FILE, RunConfig, load_config
 from spadework.corpus import CorpusSampler, open_corpus
 from spadework.designer.pool import load_pool
-from spadework.engines import build_engines, build_trainer, diversity_tracker, open_sandbox, tracking_settings
+from spadework.engines import build_engines, build_trainer, diversity_tracker, open_sandbox
 from spadework.errors import UsageError
 from spadework.eval.probe import load_probe, probe_tasks
 from spadework.eval.tasks import TaskSpec, configured_tasks
@@ -113,7 +113,7 @@ def run(
             diversity = diversity_tracker(config, run_dir)
             closing.callback(diversity.save)
             trackers = closing.enter_context(open_trackers(
-                tracking_settings(config), run_dir, config.model_dump(mode="json"), run_dir.resolve().name))
+                config.tracking, run_dir, config.model_dump(mode="json"), run_dir.resolve().name))
             replay(trackers, committed)  # what the trackers missed (all of it, when newly turned on)
             if trainer is not None and last is not None:
                 trainer.restore(last[0])

@@ -9,7 +9,6 @@ import pytest
 import spadework.cli
 from spadework.cli import build_parser, main, run_overrides
 from spadework.config import CONFIG_FILE, RunConfig, load_config
-from spadework.engines import tracking_settings
 from spadework.eval.command import with_overrides
 from spadework.eval.policies import parse_policy_spec
 from spadework.tracking.settings import TrackingSettings, WandbMode
@@ -82,11 +81,11 @@ def test_train_and_no_train_override_the_config_and_unset_keeps_it(tmp_path, sta
 
 
 def test_tracking_options_and_section(tmp_path, started):
-    assert tracking_settings(load_config(None)) == TrackingSettings()
+    assert load_config(None).tracking == TrackingSettings()
     config = run_config("--run-dir", str(tmp_path / "r"), "--tensorboard", "--wandb", "offline",
                         "--set", "tracking.wandb_entity=lab", started=started)
-    assert tracking_settings(config) == TrackingSettings(tensorboard=True, wandb=WandbMode.OFFLINE,
-                                                          project="spadework", entity="lab")
+    assert config.tracking == TrackingSettings(tensorboard=True, wandb=WandbMode.OFFLINE,
+                                               wandb_project="spadework", wandb_entity="lab")
     args = build_parser().parse_args(["run"])
     assert "tracking.tensorboard" not in run_overrides(args) and "tracking.wandb" not in run_overrides(args)
 

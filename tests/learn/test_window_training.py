@@ -43,7 +43,8 @@ def test_the_truncated_weights_on_a_hand_computed_batch():
 
 def test_the_learner_weighs_samples_from_an_earlier_policy():
     model = with_lora(tiny_model(0), rank=4, alpha=8, dropout=0.0, targets=("q_proj", "v_proj"))
-    learner = Learner(model, ByteTokenizer(), LearnerSettings(lr=0.0, seed=0, tis_cap=2.0))
+    frozen = LearnerSettings(seed=0, tis_cap=2.0).model_copy(update={"lr": 0.0})  # (a config refuses lr 0)
+    learner = Learner(model, ByteTokenizer(), frozen)
     ids = tuple(range(40, 56))
     plain = TrainSample(TrainRole.DESIGNER, ids, (0,) * 4 + (1,) * 12, 1.0, "d0/attempt-1")
     now = learner.logprobs([plain])[0]

@@ -13,12 +13,10 @@ from pydantic import BaseModel, ValidationError
 from spadework.config import (
     RunConfig,
     Section,
-    TrackingSection,
     build_config,
     load_config,
     parse_assignment,
 )
-from spadework.engines import tracking_settings
 from spadework.errors import ConfigError
 from spadework.tomltext import dump_toml, toml_string
 from spadework.tracking.settings import TrackingSettings, WandbMode
@@ -128,11 +126,11 @@ def test_parse_assignment_refuses_what_is_not_an_assignment(text: str):
 
 
 def test_the_tracking_section():
-    assert RunConfig().tracking == TrackingSection()
-    assert tracking_settings(load_config(None)) == TrackingSettings()
+    assert RunConfig().tracking == TrackingSettings() == load_config(None).tracking
     config = load_config(None, {"tracking.wandb": "online", "tracking.wandb_project": "p",
                                 "tracking.wandb_entity": "team", "tracking.tensorboard": True})
-    assert tracking_settings(config) == TrackingSettings(True, WandbMode.ONLINE, "p", "team")
+    assert config.tracking == TrackingSettings(tensorboard=True, wandb=WandbMode.ONLINE, wandb_project="p",
+                                               wandb_entity="team")
     assert load_config(None, {}).tracking.wandb is WandbMode.OFF
     with pytest.raises(ConfigError, match="config field 'tracking.wandb': Input should be 'off', 'offline' "
                                           "or 'online'"):

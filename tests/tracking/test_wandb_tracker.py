@@ -17,7 +17,7 @@ from spadework.tracking.base import load_state, state_path
 
 wandb = pytest.importorskip("wandb", reason="wandb is not installed (pip install 'spadework[tracking]')")
 
-OFFLINE = TrackingSettings(wandb=WandbMode.OFFLINE, project="spadework-tests")
+OFFLINE = TrackingSettings(wandb=WandbMode.OFFLINE, wandb_project="spadework-tests")
 CONFIG = {"run": {"iterations": 3, "seed": 7}, "designer": {"model": "scripted"}}
 ROWS = [
     {"iteration": 1, "reward/designer_mean": 0.25, "perf/tokens_per_s": 1200, "design/all_valid": True,
@@ -128,7 +128,7 @@ def test_a_resumed_run_keeps_its_id_and_logs_only_new_steps(isolated_wandb: Path
 
 
 def test_online_without_a_login_says_how_to_fix_it(isolated_wandb: Path) -> None:
-    settings = TrackingSettings(wandb=WandbMode.ONLINE, project="spadework-tests")
+    settings = TrackingSettings(wandb=WandbMode.ONLINE, wandb_project="spadework-tests")
     with pytest.raises(UsageError) as caught:
         WandbTracker(isolated_wandb, settings, CONFIG, name="tiny-run")
     run_id = load_state(state_path(isolated_wandb, "wandb")).run_id

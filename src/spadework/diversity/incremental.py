@@ -24,6 +24,7 @@ from threadpoolctl import threadpool_limits
 
 from spadework.diversity.measure import cluster_labels, collapsed, diversity_score
 from spadework.diversity.neighbours import EXACT_BELOW, NearIndex
+from spadework.diversity.settings import DiversitySettings as DiversitySettings
 
 SCALE = 1 << 24
 """Vectors are rounded to multiples of ``1 / SCALE``."""
@@ -92,21 +93,6 @@ class BatchResult:
     earlier: tuple[int, ...]
     sums: RunningSums
     metrics: dict[str, float] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class DiversitySettings:
-    """Thresholds of the measures (cosine distances) and the windows.
-
-    The defaults suit all-MiniLM-L6-v2: there, the same game re-themed lies 0.06-0.14 apart,
-    different games 0.25-0.65 (measured on the scripted families and the bundled examples).
-    """
-
-    near_duplicate: float = 0.1
-    cluster_distance: float = 0.25
-    collapse_window: int = 6
-    cluster_window: int = 1000
-    """Clusters are counted among this many most recent environments (all, in a smaller run)."""
 
 
 class IncrementalDiversity:

@@ -18,10 +18,11 @@ import numpy as np
 from spadework.archive import Archive, EnvRecord, EnvSummary, PlayResult, VectorUpdate
 from spadework.archive.side import MEASURED
 from spadework.diversity.embed import Embedder, EmbedderKind, make_embedder
-from spadework.diversity.incremental import BatchResult, DiversitySettings, IncrementalDiversity, quantise
+from spadework.diversity.incremental import BatchResult, IncrementalDiversity, quantise
 from spadework.diversity.measure import as_matrix, cluster_labels, score_interval
 from spadework.diversity.project import project_2d
 from spadework.diversity.records import DiversitySummary, MapPoint, RunDiversity
+from spadework.diversity.settings import DiversitySettings
 from spadework.rewards.interval import wilson_interval
 
 __all__ = ["DiversitySettings", "DiversityTracker", "measured", "run_diversity"]

@@ -1,70 +1,102 @@
-"""The learner's settings and modes (no torch here: configs and CLIs import this cheaply)."""
+"""The learner's settings and modes: the ``[learn]`` section, and the learner's and trainer's
+settings made from it (no torch here: configs and CLIs import this cheaply).
+
+Each setting is defined once: ``UpdateSettings`` (how each update is made) and ``AdapterSettings``
+(the adapter, what it is trained on, what is kept) hold the section's fields the learner and the
+trainer read, ``LearnModel`` those the engines read; ``LearnSection`` is all three (and the sync
+server); ``LearnerSettings`` and ``TrainerSettings`` add what a run gives besides (the seed, the
+learner's settings).
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from pydantic import Field
 
 from spadework.kinds import Aggregation as Aggregation
 from spadework.kinds import AttemptChoice as AttemptChoice
 from spadework.kinds import ServerKind as ServerKind
+from spadework.settings_base import Section
 
 
-@dataclass(frozen=True)
-class LearnerSettings:
-    """How the learner updates (``config.LearnSection`` fills it).
+class UpdateSettings(Section):
+    """How the learner updates, as ``[learn]`` sets it."""
 
-    Attributes:
-        lr, weight_decay: AdamW's.
-        clip_low, clip_high: the PPO ratio is clipped to [1 - clip_low, 1 + clip_high].
-        aggregation: how token losses become the batch loss.
-        kl_coef: weight of the KL to the base model (adapter disabled); 0 skips its forward pass.
-        max_grad_norm: gradients are clipped to this global norm.
-        micro_batch_tokens: the most padded tokens in one forward/backward (gradient accumulation).
-        epochs: passes over the batch per update (more than one makes the clip matter).
-        min_tokens: a batch with fewer trained tokens takes no step (``learn/skipped``): Adam's
-            first steps move every weight by about ``lr`` whatever the batch, so a handful of
-            tokens would move the adapter as far as thousands do.
-        seed: torch's seed for the adapter's initialisation and dropout.
-        tis_cap: samples that carry the log-probabilities of the policy that wrote them (a
-            designer's window, trained when it closes) are weighted per token by
-            ``min(pi_now / pi_then, tis_cap)`` (truncated importance sampling); 0: not weighted.
+    lr: float = Field(1e-4, gt=0, description="AdamW learning rate")
+    weight_decay: float = Field(0.0, ge=0, description="AdamW weight decay")
+    clip_low: float = Field(0.2, ge=0, lt=1, description="PPO ratio clip below 1")
+    clip_high: float = Field(0.2, ge=0, description="PPO ratio clip above 1")
+    aggregation: Aggregation = Field(Aggregation.TOKEN_MEAN, description="token_mean or sequence_mean")
+    kl_coef: float = Field(0.0, ge=0, description="KL to the base model, adapter disabled (0: not computed)")
+    max_grad_norm: float = Field(1.0, gt=0, description="gradients are clipped to this global norm")
+    micro_batch_tokens: int = Field(2048, ge=64, description="padded tokens per forward/backward (gradient "
+                                    "accumulation)")
+    epochs: int = Field(1, ge=1, le=16, description="passes over each batch (more than one makes the clip "
+                        "matter)")
+    min_tokens: int = Field(0, ge=0, description="a batch with fewer trained tokens takes no step "
+                            "(Adam moves the weights as far for 8 tokens as for 8,000)")
+    tis_cap: float = Field(2.0, ge=0.0, description="a designer window's samples, trained when it closes "
+                           "(designer.regenerate_every > 1), are weighted per token by min(pi_now / pi_then, "
+                           "tis_cap): truncated importance sampling for the agent's updates in between "
+                           "(0: off)")
+
+
+class LearnerSettings(UpdateSettings):
+    """How the learner updates: the ``[learn]`` section's update settings and the seed.
+
+    >>> settings = LearnSection(lr=0.01).into(LearnerSettings, seed=3)
+    >>> settings.lr, settings.seed
+    (0.01, 3)
     """
 
-    lr: float = 1e-4
-    weight_decay: float = 0.0
-    clip_low: float = 0.2
-    clip_high: float = 0.2
-    aggregation: Aggregation = Aggregation.TOKEN_MEAN
-    kl_coef: float = 0.0
-    max_grad_norm: float = 1.0
-    micro_batch_tokens: int = 2048
-    epochs: int = 1
-    min_tokens: int = 0
-    seed: int = 0
-    tis_cap: float = 2.0
+    seed: int = Field(0, description="torch's seed for the adapter's initialisation and dropout (a run "
+                      "gives its run.seed)")
 
 
-@dataclass(frozen=True)
-class TrainerSettings:
-    """What the loop's trainer needs besides the model (``engines`` fills it from ``[learn]``).
+class AdapterSettings(Section):
+    """The adapter, which of the designer's replies it is trained on, and the checkpoints kept,
+    as ``[learn]`` sets them."""
 
-    Attributes:
-        learner: how each update is made.
-        lora_rank, lora_alpha, lora_dropout, lora_targets: the adapter's shape.
-        designer: train the designer too (False: the frozen-designer ablation).
-        designer_attempt: which of a design's replies the designer is trained on.
-        max_sample_tokens: longer samples are cut.
-        keep_checkpoints: the newest checkpoints kept in the run directory.
-    """
-
-    learner: LearnerSettings = LearnerSettings()
-    lora_rank: int = 8
-    lora_alpha: float = 16.0
-    lora_dropout: float = 0.0
-    lora_targets: tuple[str, ...] = ("q_proj", "k_proj", "v_proj", "o_proj")
-    designer: bool = True
-    designer_attempt: AttemptChoice = AttemptChoice.FIRST
-    max_sample_tokens: int = 3072
-    keep_checkpoints: int = 2
+    designer: bool = Field(True, description="train the designer too (off: the frozen-designer ablation)")
+    designer_attempt: AttemptChoice = Field(AttemptChoice.FIRST, description="first, final or all replies")
+    lora_rank: int = Field(8, ge=1, le=256, description="LoRA rank")
+    lora_alpha: float = Field(16.0, gt=0, description="LoRA alpha (the update is scaled by alpha / rank)")
+    lora_dropout: float = Field(0.0, ge=0.0, lt=1.0, description="dropout on the LoRA path")
+    lora_targets: tuple[str, ...] = Field(("q_proj", "k_proj", "v_proj", "o_proj"), min_length=1,
+                                          description="projections that get an adapter")
+    max_sample_tokens: int = Field(3072, ge=64, description="longer samples are cut")
+    keep_checkpoints: int = Field(2, ge=1, description="newest checkpoints kept in the run directory")
 
 
+class TrainerSettings(AdapterSettings):
+    """What the loop's trainer needs besides the model: the ``[learn]`` section's adapter settings
+    and the learner's settings."""
+
+    learner: LearnerSettings = Field(LearnerSettings(), description="how each update is made")
+
+
+class LearnModel(Section):
+    """Whether a run trains, and the model its learner loads, as ``[learn]`` sets them (the
+    engines read these; the learner is handed the model)."""
+
+    enabled: bool = Field(False, description="train both roles after every iteration (--train)")
+    model: str = Field("policy", description="'policy' (the served weights), a preset, a .gguf, "
+                       "a Hugging Face folder, or 'tiny' (a random test model)")
+    dtype: str = Field("auto", pattern="^(auto|float32|bfloat16)$",
+                       description="auto: bfloat16 on a GPU, float32 on a CPU")
+
+
+class LearnSection(UpdateSettings, AdapterSettings, LearnModel):
+    """The LoRA learner of both roles (``[learn]``, ``--train``): its fields are those of the
+    model, the adapter and the update (in that order), and how updates reach a server."""
+
+    sync_server: ServerKind | None = Field(None, description="with policy.kind = 'openai': vllm or sglang "
+                                           "(adapter hot-load endpoints), or llama-cpp (spadework runs "
+                                           "llama.cpp's server on policy.base_url, restarted per update)")
+
+    def trainer_settings(self, seed: int) -> TrainerSettings:
+        """The trainer's settings; ``seed`` seeds the adapter's start.
+
+        >>> LearnSection(lr=0.01, lora_rank=4).trainer_settings(seed=3).learner.lr
+        0.01
+        """
+        return self.into(TrainerSettings, learner=self.into(LearnerSettings, seed=seed))

@@ -16,27 +16,11 @@ from dataclasses import dataclass, replace
 from spadework.archive import EnvRecord, PlayResult, RecordUpdate
 from spadework.outcomes import DesignOutcome, paired_scores, voided_outcome
 from spadework.replay.levels import ReplayCandidates, ReplayLevel, fresh_seeds, replay_levels
-from spadework.replay.priority import ReplayScore, draw_distinct, replay_priorities
+from spadework.replay.priority import draw_distinct, replay_priorities
+from spadework.replay.settings import ReplaySettings as ReplaySettings
 from spadework.rewards import group_advantages, mean, regret_estimate, solve_rate
 from spadework.rollout import Arm, Episode, PlayJob
 from spadework.rollout.audit import void_reason
-
-
-@dataclass(frozen=True)
-class ReplaySettings:
-    """How an iteration replays (the ``[replay]`` section).
-
-    Attributes:
-        count: environments replayed per iteration; 0: no replay at all.
-        score: what ranks them (``ReplayScore``).
-        staleness: ``ρ``, the weight of how long ago each was played.
-        temperature: ``β`` of the rank-based score priority.
-    """
-
-    count: int = 0
-    score: ReplayScore = ReplayScore.REGRET
-    staleness: float = 0.3
-    temperature: float = 0.3
 
 
 @dataclass(frozen=True)

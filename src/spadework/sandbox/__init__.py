@@ -1,6 +1,6 @@
 """Running untrusted environment code, and judging untrusted functions, in isolated worker processes.
 
-The names below are loaded on first use, so importing one of its modules loads only what that module needs.
+The names below are loaded on first use, so importing ``sandbox.settings`` loads nothing else.
 """
 
 from __future__ import annotations

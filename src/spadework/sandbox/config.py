@@ -1,11 +1,13 @@
-"""Settings of the sandbox: isolation level and resource limits."""
+"""Settings of the sandbox: the ``[sandbox]`` section, the isolation level and the other resource limits."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
 
+from pydantic import Field
+
 from spadework.envs.contract import DEFAULT_MAX_TURNS
+from spadework.sandbox.settings import SandboxSection
 
 
 class Isolation(StrEnum):
@@ -23,47 +25,27 @@ class Isolation(StrEnum):
     NONE = "none"
 
 
-@dataclass(frozen=True)
-class SandboxConfig:
-    """Limits for one environment worker. Every limit applies to one environment instance.
+class SandboxConfig(SandboxSection):
+    """Limits for one environment worker: the ``[sandbox]`` section's, and those a configuration
+    leaves at their defaults. Every limit applies to one environment instance.
 
-    Attributes:
-        isolation: force a level; ``None`` picks namespaces when bubblewrap works here.
-        pool_size: workers kept started and waiting, to hide start-up.
-        call_timeout_s: wall-clock limit of one call (reset, step, solution, hint).
-        load_timeout_s: wall-clock limit of loading the module and building the instance.
-        start_timeout_s: wall-clock limit for a worker to start and report ready.
-        cpu_seconds: CPU time over the worker's whole life.
-        memory_bytes: address space of the worker.
-        max_processes: processes and threads the worker's uid may have (1: no fork, no thread).
-        file_size_bytes: largest file the worker may write.
-        open_files: file descriptors the worker may hold.
-        tmp_bytes: size of the worker's private /tmp (namespaces only).
-        max_message_bytes: largest reply the caller accepts from the worker.
-        default_max_turns: used when an environment forgets ``max_turns``.
-        uid_base: first uid handed to workers started by root (one fresh uid per worker).
+    >>> SandboxSection(pool_size=0).into(SandboxConfig, max_processes=8).pool_size
+    0
     """
 
-    isolation: Isolation | None = None
-    pool_size: int = 4
-    call_timeout_s: float = 5.0
-    load_timeout_s: float = 10.0
-    start_timeout_s: float = 20.0
-    cpu_seconds: int = 60
-    memory_bytes: int = 1 << 30
-    max_processes: int = 1
-    file_size_bytes: int = 1 << 20
-    open_files: int = 64
-    tmp_bytes: int = 16 << 20
-    max_message_bytes: int = 1 << 20
-    default_max_turns: int = DEFAULT_MAX_TURNS
-    uid_base: int = 1_800_000_000
-
-    def __post_init__(self) -> None:
-        for name in ("call_timeout_s", "load_timeout_s", "start_timeout_s"):
-            if getattr(self, name) <= 0:
-                raise ValueError(f"SandboxConfig.{name} must be > 0, got {getattr(self, name)}")
-        if self.pool_size < 0:
-            raise ValueError(f"SandboxConfig.pool_size must be >= 0, got {self.pool_size}")
-        if self.max_processes < 1:
-            raise ValueError(f"SandboxConfig.max_processes must be >= 1, got {self.max_processes}")
+    isolation: Isolation | None = Field(None, description="force a level; unset picks namespaces when "
+                                        "bubblewrap works here")
+    start_timeout_s: float = Field(20.0, gt=0, description="wall-clock limit for a worker to start and "
+                                   "report ready")
+    cpu_seconds: int = Field(60, description="CPU time over the worker's whole life")
+    memory_bytes: int = Field(1 << 30, description="address space of the worker")
+    max_processes: int = Field(1, ge=1, description="processes and threads the worker's uid may have "
+                               "(1: no fork, no thread)")
+    file_size_bytes: int = Field(1 << 20, description="largest file the worker may write")
+    open_files: int = Field(64, description="file descriptors the worker may hold")
+    tmp_bytes: int = Field(16 << 20, description="size of the worker's private /tmp (namespaces only)")
+    max_message_bytes: int = Field(1 << 20, description="largest reply the caller accepts from the worker")
+    default_max_turns: int = Field(DEFAULT_MAX_TURNS, description="used when an environment forgets "
+                                   "max_turns")
+    uid_base: int = Field(1_800_000_000, description="first uid handed to workers started by root (one "
+                          "fresh uid per worker)")

@@ -90,24 +90,24 @@ class RaySandbox:
     """Opens each environment in a Ray actor of its own.
 
     Args:
-        config: the sandbox settings every actor's local sandbox uses (its pool size is 0).
-        address: a running cluster (``"auto"`` or ``ray://...``); None starts a local Ray.
-        cpus_per_env: the CPU share each environment actor reserves. The default 0 never
-            blocks: a rollout keeps every play's environment open at once, and these actors
-            mostly wait for the policy; actors are spread over the cluster's nodes.
+        config: the sandbox settings every actor's local sandbox uses (its pool size is 0), and
+            where the actors run: ``ray_address``, a running cluster (``"auto"`` or
+            ``ray://...``), or None to start a local Ray; ``ray_cpus_per_env``, the CPU share
+            each environment actor reserves. 0 never blocks: a rollout keeps every play's
+            environment open at once, and these actors mostly wait for the policy; actors are
+            spread over the cluster's nodes.
         init_options: more ``ray.init`` options (e.g. ``num_cpus`` for a local instance).
     """
 
-    def __init__(self, config: SandboxConfig | None = None, *, address: str | None = None,
-                 cpus_per_env: float = 0.0, **init_options: Any):
-        from dataclasses import replace
-
-        self.config = replace(config or SandboxConfig(), pool_size=0)
+    def __init__(self, config: SandboxConfig | None = None, **init_options: Any):
+        self.config = (config or SandboxConfig()).model_copy(update={"pool_size": 0})
         self.ray = _ray()
         self._started = not self.ray.is_initialized()
         if self._started:
-            self.ray.init(address=address, include_dashboard=False, log_to_driver=False, **init_options)
-        host = self.ray.remote(num_cpus=cpus_per_env, max_restarts=0, scheduling_strategy="SPREAD")
+            self.ray.init(address=self.config.ray_address, include_dashboard=False, log_to_driver=False,
+                          **init_options)
+        host = self.ray.remote(num_cpus=self.config.ray_cpus_per_env, max_restarts=0,
+                               scheduling_strategy="SPREAD")
         self._host = host(_EnvHost)
 
     @property

@@ -1,24 +1,19 @@
-"""Where a run's metrics go besides ``metrics.jsonl`` (which stays the source of truth)."""
+"""Where a run's metrics go besides ``metrics.jsonl`` (which stays the source of truth): the
+``[tracking]`` section. Light: reading a configuration loads no tracker."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from pydantic import Field
 
 from spadework.kinds import WandbMode as WandbMode
+from spadework.settings_base import Section
 
 
-@dataclass(frozen=True)
-class TrackingSettings:
-    """What a run's trackers need (see :func:`spadework.tracking.open_trackers`).
+class TrackingSettings(Section):
+    """What a run's trackers need (``[tracking]``; see :func:`spadework.tracking.open_trackers`)."""
 
-    Attributes:
-        tensorboard: write TensorBoard event files into ``run_dir/tensorboard``.
-        wandb: off, offline or online (W&B writes into ``run_dir/wandb``).
-        project: the W&B project.
-        entity: the W&B entity (team or user); None: the user's default.
-    """
-
-    tensorboard: bool = False
-    wandb: WandbMode = WandbMode.OFF
-    project: str = "spadework"
-    entity: str | None = None
+    tensorboard: bool = Field(False, description="write TensorBoard event files into RUN_DIR/tensorboard")
+    wandb: WandbMode = Field(WandbMode.OFF, description="Weights & Biases: off, offline (into the run "
+                             "directory; `wandb sync` uploads it later) or online")
+    wandb_project: str = Field("spadework", description="the W&B project")
+    wandb_entity: str | None = Field(None, description="the W&B team or user (unset: the user's default)")

@@ -90,13 +90,13 @@ class WandbTracker:
         self._run: Run | None
         try:
             self._run = wandb.init(
-                project=settings.project, entity=settings.entity, dir=str(run_dir),
+                project=settings.wandb_project, entity=settings.wandb_entity, dir=str(run_dir),
                 mode=WANDB_MODES[settings.wandb], config=dict(config), name=name, id=state.run_id,
                 resume="allow", reinit="create_new", settings=wandb_settings(wandb),
             )
         except wandb.errors.Error as error:
             raise UsageError(
-                f"W&B could not start run {state.run_id} in project {settings.project!r} "
+                f"W&B could not start run {state.run_id} in project {settings.wandb_project!r} "
                 f"({settings.wandb.value}): {str(error).rstrip('.')}. To go on without the W&B "
                 "server, set wandb to offline in the tracking settings (upload later with "
                 "`wandb sync`)") from error
