@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from dataclasses import replace
 from pathlib import Path
 
 from spadework.config import load_config
@@ -84,7 +83,7 @@ def main() -> None:
     base = policy_settings(load_config(None, {"policy.model": args.model}))
     results, transcripts = [], []
     for cache_mb in (0, args.cache_mb):
-        figures, episodes = play(replace(base, prompt_cache_mb=cache_mb), jobs, config)
+        figures, episodes = play(base.model_copy(update={"prompt_cache_mb": cache_mb}), jobs, config)
         results.append(figures)
         transcripts.append([[m.content for m in e.messages] for e in episodes])
         print(f"prompt cache {cache_mb:5d} MB  {figures['seconds']:7.1f} s  turns {figures['turns']:4d}  "

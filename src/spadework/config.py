@@ -35,6 +35,7 @@ from spadework.kinds import (
     HintStyle,
     PolicyKind,
     Retry,
+    ToolPrompt,
 )
 from spadework.learn.settings import LearnSection
 from spadework.policy.settings import PolicySection
@@ -150,6 +151,10 @@ class AgentSection(Section):
                                   "'Hint:' line) or advice (a tip in a paragraph of its own)")
     arms: Arms = Field(Arms.BOTH, description="both (without and with the hint, for regret) or nohint (the "
                        "agent's own play only: half the play, for a fixed pool, where nothing earns regret)")
+    tool_prompt: ToolPrompt = Field(ToolPrompt.MIXED, description="how a tool world's tools are shown: mixed "
+                                    "(through the chat template, calls in either of two forms), native (the "
+                                    "template's one <tool_call> a reply) or compact (one line a tool under "
+                                    "the task, one Python call a reply)")
     sampling: SamplingConfig = SamplingConfig(temperature=0.7, max_tokens=384)
 
 

@@ -58,7 +58,7 @@ def rollout_config(agent: AgentSection, sampling: Sampling) -> RolloutConfig:
     """
     return RolloutConfig(max_turns_cap=agent.max_turns, context_tokens=agent.context_tokens,
                          concurrency=agent.concurrency, hint_style=agent.hint_style, sampling=sampling,
-                         audit=True)
+                         audit=True, tool_prompt=agent.tool_prompt)
 
 
 def sandbox_settings(config: RunConfig) -> SandboxConfig:

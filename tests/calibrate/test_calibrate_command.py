@@ -166,7 +166,7 @@ def test_the_command_on_the_bundled_set_with_the_scripted_policy(tmp_path, capsy
             assert len(env["scores"]["hint"]) == len(env["scores"]["nohint"]) == 2
     summary = report["summary"]
     assert set(summary) == {"ranked", "spearman", "rewards", "separation", "leaks_caught", "leaks_missed",
-                            "rejected"}
+                            "rejected", "calls"}
     assert set(summary["rewards"]) == {"regret", "regret_lcb", "plateau", "blend"}
     assert summary["ranked"] == 9 and summary["rejected"] == [] and summary["leaks_missed"] == []
     assert set(summary["separation"]) == {"reached", "k", "plays", "text", "frontier", "easy"}
