@@ -25,3 +25,24 @@ def test_an_experiment_loads_and_every_environment_of_its_pool_and_probe_is_vali
     for spec in {config.designer.fixed_pool, config.eval.probe} - {None}:
         members, invalid = load_pool(spec, sandbox)
         assert invalid == 0 and len(members) == len(pool_sources(spec)) >= 2
+
+
+@pytest.mark.timeout(300)
+def test_the_tool_learning_experiment_runs_end_to_end_and_counts_its_calls(tmp_path: Path, monkeypatch):
+    """The tool-use learning config as it is (its pool, compact tool lists, the agent's arm alone), made
+    small, with the scripted agent and the tiny learner: the agent reads the listed tools and calls in
+    every turn, and the learner is built (the scripted agent solves no records world, so nothing varies
+    enough to take a step)."""
+    pytest.importorskip("torch")
+    from spadework.run import run
+
+    monkeypatch.chdir(ROOT)
+    config = load_config(ROOT / "configs" / "experiments" / "tool-learning.toml", {
+        "policy.kind": "scripted", "run.iterations": 2, "run.designs": 2, "run.plays": 2,
+        "learn.model": "tiny", "learn.min_tokens": 0, "sandbox.pool_size": 2,
+        "diversity.embedder": "hashing"})
+    summary = run(config, tmp_path / "run")
+    assert summary.iterations == 2
+    for metrics in summary.metrics:
+        assert metrics["rollout/call_rate"] == 1.0 and metrics["rollout/valid_call_rate_nohint"] > 0.5
+        assert "rollout/call_rate_hint" not in metrics and "learn/updates" in metrics

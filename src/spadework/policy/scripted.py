@@ -43,6 +43,7 @@ from spadework.policy.scripted_tools import (
     design_stock,
     is_declared_design,
     is_tool_design,
+    listed_tools,
     tool_agent_reply,
 )
 
@@ -193,8 +194,9 @@ class ScriptedPolicy:
         it may call (a tool world)."""
         if is_designer(conversation):
             return designer_reply(conversation, self.seed, sample)
-        if tools or any(m.role is Role.TOOL for m in conversation):
-            return tool_agent_reply(agent_view(conversation), tools or [])
+        listed = listed_tools(conversation[1].content) if len(conversation) > 1 and not tools else []
+        if tools or listed or any(m.role is Role.TOOL for m in conversation):
+            return tool_agent_reply(agent_view(conversation), tools or listed)
         return agent_reply(conversation)
 
     def generate_one(

@@ -191,6 +191,29 @@ def tool_agent_reply(view: AgentView, tools: Sequence[ToolSchema]) -> str:
     return f"{thought}\n{call_text(view.turn, call['name'], call['arguments'])}"
 
 
+LISTED = re.compile(r"^([A-Za-z_]\w*)\(([^)]*)\) - ", re.MULTILINE)
+"""A tool listed under a task one a line (``ToolPrompt.COMPACT``): ``name(arg: type, ...) - what it does``."""
+
+
+def listed_tools(text: str) -> list[ToolSchema]:
+    """The schemas of the tools a first message lists one a line (their names and arguments, every
+    argument required), so that the scripted agent plays a world whose tools were not sent.
+
+    >>> [t["function"]["name"] for t in listed_tools("Do it.\n\nTools:\nlook(room: string) - Look.\n")]
+    ['look']
+    >>> listed_tools("Do it.\n\nTools:\nlook(room: string) - Look.")[0]["function"]["parameters"]["required"]
+    ['room']
+    """
+    tools = []
+    for name, arguments in LISTED.findall(text):
+        params = [part.split(":")[0].strip() for part in arguments.split(",") if part.strip()]
+        kinds = [part.partition(":")[2].strip() or "string" for part in arguments.split(",") if part.strip()]
+        tools.append({"type": "function", "function": {"name": name, "parameters": {
+            "type": "object", "properties": {p: {"type": k} for p, k in zip(params, kinds, strict=True)},
+            "required": params}}})
+    return tools
+
+
 def is_tool_design(texts: Sequence[str]) -> bool:
     """Whether a design conversation (its messages' texts) asks for a tool world.
 
