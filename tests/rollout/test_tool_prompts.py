@@ -39,11 +39,11 @@ def test_each_way_solves_the_same_world_and_counts_its_calls(prompt, script):
         assert sent is None and episode.tools == ()  # the learner renders what the policy saw: no tools
         assert "Tools:\nlist_records(collection: string) - " in first
         assert "lend(book_id: integer, member_id: integer) - Lend a book to a member." in first
-        assert "tool_name(arg=value, ...)" in system and "<tool_call>" not in system
+        assert "set_alarm(hour=7, label='gym')" in system and "<tool_call>" not in system
     else:
         assert [tool["function"]["name"] for tool in sent[0]][-1] == "lend" and len(episode.tools) == 8
         assert "Tools:" not in first
-        assert ("exactly one call" in system) == (prompt is ToolPrompt.NATIVE)
+        assert ("exactly one tool call" in system) == (prompt is ToolPrompt.NATIVE)
 
 
 def test_replies_that_do_not_call_lower_the_call_rates():

@@ -88,6 +88,8 @@ def parse_calls(text: str) -> list[ToolCall]:
     [ToolCall(name='get', arguments={'id': 3}, positional=())]
     >>> parse_calls('Looking it up.\n```\n{"name": "get", "arguments": {"id": 3}}\n```')
     [ToolCall(name='get', arguments={'id': 3}, positional=())]
+    >>> parse_calls('{{"name": "get", "arguments": {"id": 3}}}\nDone? \\boxed{}')
+    [ToolCall(name='get', arguments={'id': 3}, positional=())]
     >>> parse_calls("\\boxed{get('books', 2)}"), parse_calls("The answer is 42."), parse_calls("done")
     ([ToolCall(name='get', arguments={}, positional=('books', 2))], [], [])
     >>> parse_calls("__import__('os').system('ls')")  # doctest: +ELLIPSIS
@@ -99,8 +101,8 @@ def parse_calls(text: str) -> list[ToolCall]:
     blocks = TOOL_CALL_BLOCK.findall(text)
     if blocks:
         return [call for block in blocks for call in _block_calls(block)]
-    boxed = _boxed_contents(text)
-    if boxed:
+    boxed = [content for content in _boxed_contents(text) if content.strip()]
+    if boxed:  # an empty box (an instruction echoed) says nothing: the calls are elsewhere
         text = boxed[-1]
     fenced = FENCE.findall(text)
     if fenced:
@@ -154,11 +156,11 @@ def _calls_in(text: str) -> list[ToolCall] | None:
     text = text.strip()
     if not text:
         return None
-    try:
-        value = json.loads(text)
-    except (ValueError, RecursionError):
-        pass
-    else:
+    for candidate in (text, _undoubled(text)):
+        try:
+            value = json.loads(candidate)
+        except (ValueError, RecursionError):
+            continue
         if isinstance(value, (dict, list)):
             return _json_calls(value)
     try:
@@ -166,6 +168,20 @@ def _calls_in(text: str) -> list[ToolCall] | None:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     return _python_calls(tree)
+
+
+def _undoubled(text: str) -> str:
+    """JSON written with doubled braces, as in a format string's template, with them single; other
+    text as it is.
+
+    >>> _undoubled('{{"name": "get", "arguments": {"id": 3}}}')
+    '{"name": "get", "arguments": {"id": 3}}'
+    >>> _undoubled('{"id": 3}')
+    '{"id": 3}'
+    """
+    if not text.startswith("{{"):
+        return text
+    return text.replace("{{", "{").replace("}}", "}")
 
 
 def _json_calls(value: dict | list) -> list[ToolCall] | None:

@@ -76,8 +76,8 @@ def reply_shape(reply: str, tools: Sequence[dict[str, Any]]) -> ReplyShape:
     >>> [reply_shape(text, look).value for text in (
     ...     "I look.\n<tool_call>{\"name\": \"look\", \"arguments\": {\"room\": \"hall\"}}</tool_call>",
     ...     "look(place='hall')", "os.system('ls')", "Done: \\boxed{7}",
-    ...     "I will call the look tool with the room.")]
-    ['valid_call', 'invalid_call', 'unreadable', 'answer', 'prose']
+    ...     "I will call the look tool with the room.", "When it asks, answer inside \\boxed{}.")]
+    ['valid_call', 'invalid_call', 'unreadable', 'answer', 'prose', 'prose']
     """
     try:
         calls = parse_calls(reply)
@@ -87,7 +87,7 @@ def reply_shape(reply: str, tools: Sequence[dict[str, Any]]) -> ReplyShape:
         if any(call_problem(call, tools) for call in calls):
             return ReplyShape.INVALID_CALL
         return ReplyShape.VALID_CALL
-    return ReplyShape.ANSWER if extract_command(reply) is not None else ReplyShape.PROSE
+    return ReplyShape.ANSWER if extract_command(reply) else ReplyShape.PROSE  # an empty box answers nothing
 
 
 def call_metrics(episodes: Sequence[Episode]) -> dict[str, float]:

@@ -127,7 +127,7 @@ def tool_action(reply: str) -> tuple[str, bool]:
             action = "[" + ", ".join(map(str, calls)) + "]"
         return action[:MAX_ACTION_CHARS], True
     command = extract_command(reply)
-    if command is not None:
+    if command:  # an empty box (an instruction echoed) is no answer: the reply is played whole
         return command[:MAX_ACTION_CHARS], True
     return action[:MAX_ACTION_CHARS], False
 

@@ -113,7 +113,7 @@ def first_user_message(observation: str, hint: str | None, form: AgentForm = Age
     Tools:
     look(room: string) - Look around.
     <BLANKLINE>
-    Reply with one short sentence, then exactly one call on a line of its own: ...
+    Reply with the first call only, on one line.
     """
     shown = observation
     if form is AgentForm.TOOL and tools is ToolPrompt.COMPACT and listed:
