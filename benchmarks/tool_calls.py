@@ -27,6 +27,7 @@ from spadework.config import parse_assignment
 from spadework.eval.command import with_overrides
 from spadework.eval.policies import parse_policy_spec
 from spadework.policy.base import Completion, Policy
+from spadework.policy.scripted_tools import listed_tools
 from spadework.policy.settings import PolicySettings, build_policy
 from spadework.rollout.calls import ReplyShape, reply_shape
 
@@ -35,7 +36,8 @@ SEED_START = 20_000
 
 
 class Recording:
-    """A policy that keeps every tool-world reply it writes, with the tools it was shown."""
+    """A policy that keeps every tool-world reply it writes, with the tools it was shown (sent with
+    the conversation, or listed under the task)."""
 
     def __init__(self, inner: Policy) -> None:
         self.inner, self.replies = inner, []
@@ -45,7 +47,7 @@ class Recording:
         completions = self.inner.generate(conversations, sampling, tools) if tools is not None \
             else self.inner.generate(conversations, sampling)
         for index, completion in enumerate(completions):
-            shown = tools[index] if tools else None
+            shown = (tools[index] if tools else None) or listed_tools(conversations[index][1].content)
             if shown:
                 self.replies.append({"task": conversations[index][1].content[:300], "tools": shown,
                                      "reply": completion.text,
@@ -89,7 +91,7 @@ def main() -> None:
 
 def summarise(report: dict[str, Any], replies: list[dict[str, Any]], model: str) -> dict[str, Any]:
     """Per world: valid, call and solve rates per arm; over all replies: the shapes and an example each."""
-    print(f"model {model}: {len(replies)} tool-world replies")
+    print(f"model {model}: {len(replies)} tool-world replies; over all: {report['summary'].get('calls')}")
     worlds = {}
     for env in report["environments"]:
         calls = env.get("calls") or {}

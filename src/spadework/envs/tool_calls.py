@@ -90,6 +90,8 @@ def parse_calls(text: str) -> list[ToolCall]:
     [ToolCall(name='get', arguments={'id': 3}, positional=())]
     >>> parse_calls('{{"name": "get", "arguments": {"id": 3}}}\nDone? \\boxed{}')
     [ToolCall(name='get', arguments={'id': 3}, positional=())]
+    >>> parse_calls("find(collection: 'books', value: 'Dune')")  # a tool list's colons
+    [ToolCall(name='find', arguments={'collection': 'books', 'value': 'Dune'}, positional=())]
     >>> parse_calls("\\boxed{get('books', 2)}"), parse_calls("The answer is 42."), parse_calls("done")
     ([ToolCall(name='get', arguments={}, positional=('books', 2))], [], [])
     >>> parse_calls("__import__('os').system('ls')")  # doctest: +ELLIPSIS
@@ -163,11 +165,27 @@ def _calls_in(text: str) -> list[ToolCall] | None:
             continue
         if isinstance(value, (dict, list)):
             return _json_calls(value)
-    try:
-        tree = pysyntax.parse(text, mode="eval").body
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-    return _python_calls(tree)
+    for candidate in dict.fromkeys((text, _colons_as_equals(text))):
+        try:
+            tree = pysyntax.parse(candidate, mode="eval").body
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        return _python_calls(tree)
+    return None
+
+
+COLON_ARGUMENT = re.compile(r"(?<=[(,])(\s*[A-Za-z_]\w*)\s*:(?!=)")
+"""An argument written ``name: value``, as a tool listed ``name(arg: type)`` reads."""
+
+
+def _colons_as_equals(text: str) -> str:
+    """A call whose arguments are written ``name: value`` (copied from a tool list's ``name: type``)
+    with them written ``name=value``; tried only when the text does not read as it is.
+
+    >>> _colons_as_equals("find(collection: 'books', value: 'Dune')")
+    "find(collection= 'books', value= 'Dune')"
+    """
+    return COLON_ARGUMENT.sub(lambda m: f"{m.group(1)}=", text)
 
 
 def _undoubled(text: str) -> str:
