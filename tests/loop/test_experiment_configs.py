@@ -29,10 +29,10 @@ def test_an_experiment_loads_and_every_environment_of_its_pool_and_probe_is_vali
 
 @pytest.mark.timeout(300)
 def test_the_tool_learning_experiment_runs_end_to_end_and_counts_its_calls(tmp_path: Path, monkeypatch):
-    """The tool-use learning config as it is (its pool, compact tool lists, the agent's arm alone), made
-    small, with the scripted agent and the tiny learner: the agent reads the listed tools and calls in
-    every turn, and the learner is built (the scripted agent solves no records world, so nothing varies
-    enough to take a step)."""
+    """The tool-use learning config as it is (its pool, its way of showing the tools, the agent's arm
+    alone), made small, with the scripted agent and the tiny learner: the agent calls in every turn,
+    and the learner is built (the scripted agent solves no records world, so nothing varies enough to
+    take a step)."""
     pytest.importorskip("torch")
     from spadework.run import run
 
