@@ -158,7 +158,7 @@ def _calls_in(text: str) -> list[ToolCall] | None:
     text = text.strip()
     if not text:
         return None
-    for candidate in (text, _undoubled(text)):
+    for candidate in (text, *_undoubled(text)):
         try:
             value = json.loads(candidate)
         except (ValueError, RecursionError):
@@ -188,18 +188,22 @@ def _colons_as_equals(text: str) -> str:
     return COLON_ARGUMENT.sub(lambda m: f"{m.group(1)}=", text)
 
 
-def _undoubled(text: str) -> str:
-    """JSON written with doubled braces, as in a format string's template, with them single; other
-    text as it is.
+def _undoubled(text: str) -> tuple[str, ...]:
+    """Readings of JSON written with doubled braces: the outer pair single (the call's own braces
+    doubled), and every pair single (a format string's template); none for other text.
 
     >>> _undoubled('{{"name": "get", "arguments": {"id": 3}}}')
+    ('{"name": "get", "arguments": {"id": 3}}', '{"name": "get", "arguments": {"id": 3}}')
+    >>> _undoubled('{{"name": "get", "arguments": {"f": {"id": 3}}}}')[0]
+    '{"name": "get", "arguments": {"f": {"id": 3}}}'
+    >>> _undoubled('{{"name": "get", "arguments": {{"id": 3}}}}')[1]
     '{"name": "get", "arguments": {"id": 3}}'
     >>> _undoubled('{"id": 3}')
-    '{"id": 3}'
+    ()
     """
-    if not text.startswith("{{"):
-        return text
-    return text.replace("{{", "{").replace("}}", "}")
+    if not (text.startswith("{{") and text.endswith("}}")):
+        return ()
+    return text[1:-1], text.replace("{{", "{").replace("}}", "}")
 
 
 def _json_calls(value: dict | list) -> list[ToolCall] | None:
