@@ -151,10 +151,11 @@ class AgentSection(Section):
                                   "'Hint:' line) or advice (a tip in a paragraph of its own)")
     arms: Arms = Field(Arms.BOTH, description="both (without and with the hint, for regret) or nohint (the "
                        "agent's own play only: half the play, for a fixed pool, where nothing earns regret)")
-    tool_prompt: ToolPrompt = Field(ToolPrompt.MIXED, description="how a tool world's tools are shown: mixed "
-                                    "(through the chat template, calls in either of two forms), native (the "
-                                    "template's one <tool_call> a reply) or compact (one line a tool under "
-                                    "the task, one Python call a reply)")
+    tool_prompt: ToolPrompt = Field(
+        ToolPrompt.NATIVE, description="how a tool world's tools are shown: native (the template's one "
+        "<tool_call> a reply; the 1.5B called in 78% of its replies, against 13% with mixed), mixed (through "
+        "the chat template, calls in either of two forms; the 0.5B's most valid calls) or compact (one line "
+        "a tool under the task, one Python call a reply)")
     sampling: SamplingConfig = SamplingConfig(temperature=0.7, max_tokens=384)
 
 

@@ -34,14 +34,14 @@ class AgentForm(StrEnum):
 
 
 @cache
-def agent_system_prompt(form: AgentForm = AgentForm.GAME, tools: ToolPrompt = ToolPrompt.MIXED) -> str:
+def agent_system_prompt(form: AgentForm = AgentForm.GAME, tools: ToolPrompt = ToolPrompt.NATIVE) -> str:
     """The agent's system prompt for ``form``, read once from ``prompts/agent_<form>.txt`` (a tool
     world's from ``agent_tool_<tools>.txt`` unless ``tools`` is ``mixed``)."""
     return _prompt(_prompt_name(form, tools))
 
 
 @cache
-def reply_instruction(form: AgentForm = AgentForm.GAME, tools: ToolPrompt = ToolPrompt.MIXED) -> str:
+def reply_instruction(form: AgentForm = AgentForm.GAME, tools: ToolPrompt = ToolPrompt.NATIVE) -> str:
     """How to reply, closing the first message (``prompts/agent_<form>_reply.txt``): a small model
     follows an instruction at the end of the message it answers far better than one in the system
     prompt (measured: the 1.5B answered puzzles in a few unboxed words with the system prompt alone)."""
@@ -76,7 +76,7 @@ def form_of_source(source: str) -> AgentForm:
 
 
 def first_user_message(observation: str, hint: str | None, form: AgentForm = AgentForm.GAME,
-                       style: HintStyle = HintStyle.LINE, tools: ToolPrompt = ToolPrompt.MIXED,
+                       style: HintStyle = HintStyle.LINE, tools: ToolPrompt = ToolPrompt.NATIVE,
                        listed: Sequence[Any] = ()) -> str:
     r"""The first user message: the first observation, the tools when they are listed here
     (``compact``), the hint in the hinted arm, then how to reply.
@@ -124,7 +124,7 @@ def first_user_message(observation: str, hint: str | None, form: AgentForm = Age
 
 
 def opening_messages(observation: str, hint: str | None, form: AgentForm = AgentForm.GAME,
-                     style: HintStyle = HintStyle.LINE, tools: ToolPrompt = ToolPrompt.MIXED,
+                     style: HintStyle = HintStyle.LINE, tools: ToolPrompt = ToolPrompt.NATIVE,
                      listed: Sequence[Any] = ()) -> list[Message]:
     """The conversation an episode starts from: the form's system prompt and the first observation."""
     return [

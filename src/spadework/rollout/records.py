@@ -175,7 +175,7 @@ class RolloutConfig:
     sampling: Sampling = field(default_factory=Sampling)
     hint_style: HintStyle = HintStyle.LINE
     audit: bool = False
-    tool_prompt: ToolPrompt = ToolPrompt.MIXED
+    tool_prompt: ToolPrompt = ToolPrompt.NATIVE
 
     def __post_init__(self) -> None:
         for name in ("max_turns_cap", "context_tokens", "concurrency"):
