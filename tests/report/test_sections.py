@@ -89,3 +89,11 @@ def test_measure_diversity_says_why_it_cannot(tmp_path: Path, monkeypatch):
     monkeypatch.setitem(sys.modules, "spadework.engines", None)
     measured, note = measure_diversity(tmp_path, 3)
     assert measured is None and "cannot be measured in this install" in note
+
+
+def test_the_tool_call_rates_have_a_chart_per_arm():
+    metrics = [{"iteration": i, "rollout/call_rate_nohint": 0.2 * i,
+                "rollout/valid_call_rate_nohint": 0.1 * i}
+                for i in range(3)]
+    body = curves_section(metrics).body
+    assert ">Tool calls</text>" in body and "call, no hint" in body and "valid call, no hint" in body
