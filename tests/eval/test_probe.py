@@ -151,3 +151,19 @@ def test_the_loop_plays_the_probe_every_eval_iteration(folder, tmp_path):
     row = json.loads((tmp_path / "run/metrics.jsonl").read_text().splitlines()[0])
     names = {"eval/probe/easy_add/accuracy", "eval/probe/easy_larger/accuracy", "eval/probe/accuracy"}
     assert names <= set(row)
+
+
+def test_a_probe_of_tool_worlds_counts_how_the_agent_called(tmp_path):
+    """Held-out tool worlds report the call rates of the agent's replies (``eval/probe/call_rate``)."""
+    from spadework.eval.runner import eval_metrics
+    from spadework.policy.scripted import ScriptedPolicy
+
+    worlds = Path(__file__).resolve().parents[2] / "configs/experiments/tool-worlds/heldout"
+    tasks = probe_tasks(load_probe(worlds)[:1], max_turns=3)
+    with Sandbox() as sandbox:
+        result = evaluate(ScriptedPolicy(), tasks, range(2), eval_rollout(load_config(None)),
+                          ProbeOpener(tasks, sandbox))
+    assert all(item.figures["tool_replies"] == item.turns == 3 for item in result.items)
+    metrics = eval_metrics(result)
+    assert metrics["eval/probe/call_rate"] == 1.0 and 0.0 < metrics["eval/probe/valid_call_rate"] <= 1.0
+    assert set(result.items[0].to_json()) >= {"tool_replies", "calls", "valid_calls"}

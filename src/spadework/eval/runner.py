@@ -75,6 +75,8 @@ class ItemResult:
                                  "score": self.score, "solved": self.solved, "turns": self.turns}
         if self.entry is not None:
             shown.update(entry=self.entry, error=self.error, **self.figures)
+        elif self.figures:
+            shown.update(self.figures)
         return shown
 
     @classmethod
@@ -84,6 +86,9 @@ class ItemResult:
         seed = episode.seed - PROBE_SEED_BASE if spec.suite is Suite.PROBE else episode.seed
         item = cls(spec.suite, spec.task, seed, episode.score, episode.solved, episode.turns,
                    episode.end, episode.error)
+        if episode.tool_replies:  # a tool world (a probe's): how its replies called
+            item = replace(item, figures={"tool_replies": episode.tool_replies, "calls": episode.calls,
+                                          "valid_calls": episode.valid_calls})
         if spec.suite is not Suite.CODE:
             return item
         told = episode.messages[-1].content if episode.messages else None
@@ -195,27 +200,38 @@ def eval_metrics(result: EvalResult) -> dict[str, float]:
     metrics = {f"eval/{t.key}/accuracy": result.tally(t.key).accuracy for t in result.tasks}
     metrics.update({f"eval/{s.value}/accuracy": result.tally(s.value).accuracy for s in result.suites()})
     metrics["eval/accuracy"] = result.tally(OVERALL).accuracy
-    if Suite.BFCL in result.suites():
-        rates = call_rates(result.items_in(Suite.BFCL.value))
-        metrics.update({f"eval/bfcl/{name}": rate for name, rate in rates.items()})
+    for suite in result.suites():
+        rates = call_rates(result.items_in(suite.value))
+        metrics.update({f"eval/{suite.value}/{name}": rate for name, rate in rates.items()})
     return metrics
 
 
 def call_rates(items: Sequence[ItemResult]) -> dict[str, float]:
-    """``call_rate`` (the reply held a parseable call) and ``valid_call_rate`` (it held calls, each of
-    a function the entry lists) over the items that count them (BFCL single-turn); ``{}`` if none do.
+    """``call_rate`` (a reply held a parseable call) and ``valid_call_rate`` (its calls each named a
+    listed function or tool, with arguments it takes) over the replies of the items that count them:
+    a BFCL single-turn entry's one reply (``called``, ``valid_call``), a tool world's every reply
+    (``tool_replies``, ``calls``, ``valid_calls``); ``{}`` if none do.
 
     >>> calls = [ItemResult(Suite.BFCL, "simple_python", s, 0.0, False, 1,
     ...                     figures={"called": c, "valid_call": v})
     ...          for s, (c, v) in enumerate([(1, 1), (1, 0), (0, 0), (1, 1)])]
     >>> call_rates(calls)
     {'call_rate': 0.75, 'valid_call_rate': 0.5}
+    >>> call_rates([ItemResult(Suite.PROBE, "w", 0, 0.0, False, 4,
+    ...                        figures={"tool_replies": 4, "calls": 3, "valid_calls": 1})])
+    {'call_rate': 0.75, 'valid_call_rate': 0.25}
     """
-    counted = [i for i in items if "called" in i.figures]
-    if not counted:
+    replies = calls = valid = 0.0
+    for item in items:
+        figures = item.figures
+        if "called" in figures:
+            replies, calls, valid = replies + 1, calls + figures["called"], valid + figures["valid_call"]
+        elif "tool_replies" in figures:
+            replies += figures["tool_replies"]
+            calls, valid = calls + figures["calls"], valid + figures["valid_calls"]
+    if not replies:
         return {}
-    return {"call_rate": sum(i.figures["called"] for i in counted) / len(counted),
-            "valid_call_rate": sum(i.figures["valid_call"] for i in counted) / len(counted)}
+    return {"call_rate": calls / replies, "valid_call_rate": valid / replies}
 
 
 def eval_rollout(config: RunConfig) -> RolloutConfig:
