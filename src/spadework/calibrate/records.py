@@ -196,7 +196,7 @@ class Calibration:
             int(env.get("env_errors", 0)), float(env.get("chance", 0.0)), dict(env.get("calls", {})))
             for env in report["environments"])
         return cls(results, tuple(report["seeds"]), report["isolation"], blend,
-                   dict(report["summary"].get("calls", {})))
+                   dict(report.get("summary", {}).get("calls", {})))
 
     def with_screening(self, screening: Screening) -> tuple[EnvResult, ...]:
         """The results of the given screening, in order."""

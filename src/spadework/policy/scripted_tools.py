@@ -196,7 +196,7 @@ LISTED = re.compile(r"^([A-Za-z_]\w*)\(([^)]*)\) - ", re.MULTILINE)
 
 
 def listed_tools(text: str) -> list[ToolSchema]:
-    """The schemas of the tools a first message lists one a line (their names and arguments, every
+    r"""The schemas of the tools a first message lists one a line (their names and arguments, every
     argument required), so that the scripted agent plays a world whose tools were not sent.
 
     >>> [t["function"]["name"] for t in listed_tools("Do it.\n\nTools:\nlook(room: string) - Look.\n")]
