@@ -159,8 +159,7 @@ class ToolEnv(TextEnv):
         No tool call found. Write one call on a line of its own, as sell(item_id=..., customer_id=...) with \
 the values filled in; the tools are sell.
         """
-        tools = getattr(self, "_tools", None) or {spec.name: spec for spec in self._checked_specs()}
-        specs = list(tools.values())
+        specs = self._checked_specs()
         shown = next((spec for spec in specs if spec.params), specs[0])
         example = f"{shown.name}({', '.join(f'{p.name}=...' for p in shown.params if not p.optional)})"
         return (f"{NO_CALL} Write one call on a line of its own, as {example} with the values filled in; "

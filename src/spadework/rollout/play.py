@@ -28,7 +28,7 @@ from spadework.envs.contract import (
     episode_score,
     is_solved,
 )
-from spadework.envs.tool_calls import ToolCallError, parse_calls
+from spadework.envs.tool_calls import parse_calls
 from spadework.errors import EnvContractError, EnvError, PolicyError
 from spadework.policy.base import CONTEXT_OVERFLOW, Completion, Message, Policy, Role, ToolSchema
 from spadework.rollout.audit import PlayCheck, audit_seed, read_opening
@@ -103,33 +103,28 @@ a function schema {"type": "function", "function": {"name": ..., "description": 
     return list(tools)
 
 
-def tool_action(reply: str) -> tuple[str, bool]:
-    r"""What a tool world's reply plays, and whether it held a tool call or a boxed answer.
+def tool_action(reply: str, shape: ReplyShape) -> str:
+    r"""What a tool world's reply plays, given its shape (``rollout.calls.reply_shape``).
 
     The whole reply goes to the world, which reads the calls in it (a reply longer than
     ``MAX_ACTION_CHARS`` sends its calls alone, as a list). A reply without calls that boxes an
-    answer plays the boxed answer; a reply with neither is played whole.
+    answer plays the boxed answer; any other reply is played whole.
 
-    >>> tool_action("Look it up.\n[find(collection='books')]")
-    ("Look it up.\n[find(collection='books')]", True)
-    >>> tool_action(r"The total is \boxed{42}."), tool_action(" I am done. ")
-    (('42', True), ('I am done.', False))
-    >>> tool_action("Long thoughts.\n" * 200 + "get(id=3)")
-    ('[get(id=3)]', True)
+    >>> def played(reply):
+    ...     return tool_action(reply, reply_shape(reply, []))
+    >>> played("Look it up.\n[find(collection='books')]")
+    "Look it up.\n[find(collection='books')]"
+    >>> played(r"The total is \boxed{42}."), played(" I am done. ")
+    ('42', 'I am done.')
+    >>> played("Long thoughts.\n" * 200 + "get(id=3)")
+    '[get(id=3)]'
     """
     action = reply.strip()
-    try:
-        calls = parse_calls(reply)
-    except ToolCallError:  # written as a call: the world says what is wrong with it
-        return action[:MAX_ACTION_CHARS], True
-    if calls:
-        if len(action) > MAX_ACTION_CHARS:
-            action = "[" + ", ".join(map(str, calls)) + "]"
-        return action[:MAX_ACTION_CHARS], True
-    command = extract_command(reply)
-    if command:  # an empty box (an instruction echoed) is no answer: the reply is played whole
-        return command[:MAX_ACTION_CHARS], True
-    return action[:MAX_ACTION_CHARS], False
+    if shape.calls and len(action) > MAX_ACTION_CHARS:
+        action = "[" + ", ".join(map(str, parse_calls(reply))) + "]"
+    elif shape is ReplyShape.ANSWER:
+        action = extract_command(reply) or action
+    return action[:MAX_ACTION_CHARS]
 
 
 def _turn_limit(env: Any, cap: int) -> int:
@@ -187,9 +182,9 @@ class _Play:
         self.messages.append(Message(Role.ASSISTANT, completion.text))
         self.completion_tokens += completion.completion_tokens
         if self.form is AgentForm.TOOL:
-            self.action, understood = tool_action(completion.text)
-            self.unboxed += not understood
             shape = reply_shape(completion.text, self.tools or ())
+            self.action = tool_action(completion.text, shape)
+            self.unboxed += shape is ReplyShape.PROSE  # no call, not even one it cannot read, and no answer
             self.tool_replies += 1
             self.calls += shape.calls
             self.valid_calls += shape is ReplyShape.VALID_CALL
