@@ -259,6 +259,9 @@ class RunConfig(Section):
         if self.agent.arms is Arms.NOHINT and not self.designer.fixed_pool:
             raise ValueError("agent.arms = 'nohint' plays no hinted arm, so designs would earn no regret; "
                              "use it with designer.fixed_pool (nothing designed), or set agent.arms = 'both'")
+        if self.learn.warm_start and not (self.learn.warm_start_worlds or self.designer.fixed_pool):
+            raise ValueError("learn.warm_start demonstrates the worlds of learn.warm_start_worlds (or of "
+                             "designer.fixed_pool); set one of them, or learn.warm_start = 0")
         if self.rewards.group_by is AdvantageGroup.SKILL and not self.designer.skills:
             raise ValueError("rewards.group_by = 'skill' needs designer.skills; name the skills, or group "
                              "by 'domain' or 'none'")

@@ -168,6 +168,8 @@ class Loop:
     """The run's near-duplicate index, kept across iterations; made from the archive when None."""
     window: Window | None = None
     """The environment set in play (a resumed run's, from its loop state); None: the next opens one."""
+    carried: dict[str, float] = field(default_factory=dict)
+    """Metrics measured before the first iteration (the warm start's), committed with the next one."""
 
     def __post_init__(self) -> None:
         if self.novelty is None:
@@ -238,6 +240,8 @@ class Loop:
             update_s += time.perf_counter() - publish_start
         metrics["perf/update_s"] = update_s
         metrics.update(self.evaluate_held_out(iteration))
+        metrics.update(self.carried)
+        self.carried = {}
         metrics["perf/iteration_s"] = time.perf_counter() - start  # design, play, update, eval and the rest
         row = {"iteration": iteration, **metrics}
         self.commit(iteration, records, row, state.to_json(), updates)

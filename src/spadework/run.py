@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from spadework.archive import Archive
 from spadework.config import CONFIG_FILE, RunConfig, load_config
 from spadework.corpus import CorpusSampler, open_corpus
-from spadework.designer.pool import load_pool
-from spadework.engines import build_engines, build_trainer, diversity_tracker, open_sandbox
+from spadework.designer.pool import PoolMember, load_pool
+from spadework.engines import (
+    build_engines,
+    build_trainer,
+    diversity_tracker,
+    open_sandbox,
+    rollout_config,
+    sampling,
+)
 from spadework.errors import UsageError
 from spadework.eval.probe import load_probe, probe_tasks
 from spadework.eval.tasks import TaskSpec, configured_tasks
@@ -19,9 +27,15 @@ from spadework.learn.checkpoint import drop_uncommitted
 from spadework.learn.distributed import is_follower
 from spadework.loop import Loop, LoopState, Reporter, SilentReporter
 from spadework.metered import MeteredPolicy
+from spadework.outcomes import play_seeds
 from spadework.policy.base import Policy
+from spadework.rollout.demonstrate import demonstrations
 from spadework.rundir import rewrite_metrics, write_atomically
+from spadework.sandbox import SandboxProtocol
 from spadework.tracking import open_trackers, replay
+
+if TYPE_CHECKING:  # the learner (and torch) are imported only by runs that train
+    from spadework.learn.trainer import Trainer
 
 
 @dataclass(frozen=True)
@@ -119,13 +133,35 @@ def run(
                 trainer.restore(last[0])
             sandbox = closing.enter_context(open_sandbox(config))
             pool = load_pool(config.designer.fixed_pool, sandbox)[0] if config.designer.fixed_pool else ()
+            warm = (warm_start(trainer, config, sandbox, pool, reporter)
+                    if trainer is not None and last is None and config.learn.warm_start else {})
             loop = Loop(config=config, run_dir=run_dir, policy=metered, sandbox=sandbox, archive=archive,
                         sampler=sampler, reporter=reporter, trainer=trainer, pool=pool, diversity=diversity,
-                        held_out=held_out, tracker=trackers, window=state.window)
+                        held_out=held_out, tracker=trackers, window=state.window, carried=warm)
             for iteration in range(start, config.run.iterations):
                 loop.run_iteration(iteration)
         return RunSummary(run_dir, config.run.iterations, len(archive), archive.count(valid=True),
                           [m for _, m in archive.iterations()])
+
+
+def warm_start(trainer: Trainer, config: RunConfig, sandbox: SandboxProtocol, pool: Sequence[PoolMember],
+               reporter: Reporter) -> dict[str, float]:
+    """The supervised warm start before the first iteration (``[learn] warm_start``): the tool worlds
+    of ``learn.warm_start_worlds`` (else the fixed ``pool``) demonstrated by their own solutions on
+    ``learn.warm_start_seeds`` seeds, and the agent updated on the solved ones; a run that crashed
+    after it loads its checkpoint instead. Its ``warm_start/...`` and ``learn/...`` metrics."""
+    done = trainer.restore_warm_start()
+    if done is not None:
+        return done
+    learn = config.learn
+    worlds = load_pool(learn.warm_start_worlds, sandbox)[0] if learn.warm_start_worlds else pool
+    seeds = play_seeds(config.run.seed, -1, 0, learn.warm_start_seeds)  # iteration -1: no play's seeds
+    reporter.phase(f"warm start: {len(worlds)} worlds demonstrated on {len(seeds)} seeds", None)
+    rollout = rollout_config(config.agent, sampling(config.agent.sampling))
+    episodes = demonstrations(sandbox, [(m.name, m.code) for m in worlds], seeds, rollout)
+    reporter.phase(f"warm start: {learn.warm_start} updates on {sum(e.solved for e in episodes)} "
+                   "solved demonstrations", None)
+    return trainer.warm_start(episodes, learn.warm_start)
 
 
 def follow_run(config: RunConfig, run_dir: Path) -> RunSummary:

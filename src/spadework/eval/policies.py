@@ -8,6 +8,8 @@ Specs, as ``--policy`` takes them:
   (named ``<run>/untrained``).
 - ``RUN_DIR/checkpoints/latest``: the same, but a run without a checkpoint is an error.
 - ``RUN_DIR/checkpoints/iteration-NNNN``: the same with that checkpoint's adapter.
+- ``RUN_DIR/checkpoints/warm-start``: the same with the adapter of the run's supervised warm start
+  (``[learn] warm_start``), taken before its first iteration.
 
 An adapter reaches the embedded llama.cpp engine as the checkpoint's GGUF LoRA adapter
 (``adapter.gguf``, which a training run with the embedded policy writes; when it is missing
@@ -38,6 +40,7 @@ from spadework.learn.checkpoint import (
     GGUF_ADAPTER,
     LATEST,
     NAME,
+    WARM_START,
     checkpoints,
     latest_checkpoint,
 )
@@ -85,7 +88,7 @@ def _run_and_checkpoint(path: Path) -> tuple[Path, Path | None]:
     """The run directory a path names, and the checkpoint it asks for (None: the newest)."""
     if path.parent.name == CHECKPOINTS_DIR and path.name == LATEST:
         return path.parent.parent, None
-    if path.parent.name == CHECKPOINTS_DIR and NAME.match(path.name):
+    if path.parent.name == CHECKPOINTS_DIR and (NAME.match(path.name) or path.name == WARM_START):
         return path.parent.parent, path
     return path, None
 
@@ -121,7 +124,8 @@ def parse_policy_spec(text: str, config_file: Path | None = None) -> PolicySpec:
     run_dir, asked = _run_and_checkpoint(Path(text))
     if not run_dir.is_dir():
         raise UsageError(f"--policy {text}: no run directory {run_dir}; give 'base', RUN_DIR, "
-                         "RUN_DIR/checkpoints/latest or RUN_DIR/checkpoints/iteration-NNNN")
+                         "RUN_DIR/checkpoints/latest, RUN_DIR/checkpoints/iteration-NNNN or "
+                         "RUN_DIR/checkpoints/warm-start")
     if not (run_dir / CONFIG_FILE).is_file():
         raise UsageError(f"--policy {text}: {run_dir} has no {CONFIG_FILE}; is it a run directory?")
     config = load_config(run_dir / CONFIG_FILE)

@@ -27,6 +27,9 @@ GGUF_ADAPTER = "adapter.gguf"
 LATEST = "latest"
 """A text file in ``checkpoints/`` holding the newest checkpoint's folder name."""
 NAME = re.compile(r"^iteration-(\d{4,})$")
+WARM_START = "warm-start"
+"""The checkpoint of the supervised warm start, taken before the first iteration (``[learn]
+warm_start``): kept beside the iterations' and never pruned, so it can be evaluated on its own."""
 
 
 def checkpoint_name(iteration: int) -> str:
@@ -67,6 +70,18 @@ def write_checkpoint(run_dir: Path, iteration: int, save: Callable[[Path], None]
     write_atomically(folder / LATEST, final.name + "\n")
     for old in list(checkpoints(run_dir))[:-keep]:
         shutil.rmtree(folder / checkpoint_name(old), ignore_errors=True)
+    return final
+
+
+def write_warm_start(run_dir: Path, save: Callable[[Path], None], summary: dict[str, Any]) -> Path:
+    """Write the warm start's checkpoint atomically, with ``summary`` (what it trained on) as its
+    loop state; returns its folder."""
+    final = run_dir / CHECKPOINTS_DIR / WARM_START
+    final.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_path(final) as partial:
+        partial.mkdir()
+        save(partial)
+        (partial / LOOP_STATE_FILE).write_text(json.dumps(summary, sort_keys=True), encoding="utf-8")
     return final
 
 

@@ -180,3 +180,22 @@ def agent_samples(
             if sample is not None:
                 samples.append(sample)
     return samples
+
+
+def demonstration_samples(episodes: Sequence[Episode], tokenizer: Tokenizer, *,
+                          max_tokens: int = 4096) -> list[TrainSample]:
+    """The agent's samples of demonstrations (``rollout.demonstrate``): every solved episode, with
+    advantage 1.0, trained on every reply. With the update's ratio at 1 (fresh samples, first
+    pass) the policy-gradient step on them is the supervised step: it raises the likelihood of
+    the solution's calls. Unsolved episodes teach no solution and are left out.
+    """
+    samples = []
+    for episode in episodes:
+        if not episode.solved:
+            continue
+        label = f"{episode.env_id}/seed-{episode.seed}/demo"
+        sample = _sample(TrainRole.AGENT, episode.messages, 1.0, label, tokenizer, max_tokens,
+                         last_only=False, tools=episode.tools or None)
+        if sample is not None:
+            samples.append(sample)
+    return samples

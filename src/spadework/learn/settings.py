@@ -85,9 +85,23 @@ class LearnModel(Section):
                        description="auto: bfloat16 on a GPU, float32 on a CPU")
 
 
-class LearnSection(UpdateSettings, AdapterSettings, LearnModel):
+class WarmStart(Section):
+    """The supervised warm start before the first iteration, as ``[learn]`` sets it: the agent's
+    adapter trained on demonstrations, tool worlds played by their own ``solution()`` in the way the
+    agent is asked to call (``rollout.demonstrate``)."""
+
+    warm_start: int = Field(0, ge=0, le=32, description="updates on the demonstrations before the first "
+                            "iteration (0: no warm start)")
+    warm_start_seeds: int = Field(4, ge=1, le=64, description="seeds each world is demonstrated on (none of "
+                                  "the evaluation's reserved seeds)")
+    warm_start_worlds: str | None = Field(None, description="the worlds demonstrated: a folder of "
+                                          "environment files or 'examples' (only tool worlds are); None: "
+                                          "designer.fixed_pool")
+
+
+class LearnSection(UpdateSettings, AdapterSettings, LearnModel, WarmStart):
     """The LoRA learner of both roles (``[learn]``, ``--train``): its fields are those of the
-    model, the adapter and the update (in that order), and how updates reach a server."""
+    model, the adapter, the update and the warm start, and how updates reach a server."""
 
     sync_server: ServerKind | None = Field(None, description="with policy.kind = 'openai': vllm or sglang "
                                            "(adapter hot-load endpoints), or llama-cpp (spadework runs "

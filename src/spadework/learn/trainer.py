@@ -13,11 +13,24 @@ from pathlib import Path
 from typing import Any
 
 from spadework.designer import Design
-from spadework.learn.checkpoint import LOOP_STATE_FILE, checkpoints, write_checkpoint
+from spadework.learn.checkpoint import (
+    CHECKPOINTS_DIR,
+    LOOP_STATE_FILE,
+    WARM_START,
+    checkpoints,
+    write_checkpoint,
+    write_warm_start,
+)
 from spadework.learn.distributed import Channel
 from spadework.learn.learner import Learner
 from spadework.learn.model import LoadedModel, with_lora
-from spadework.learn.samples import TrainSample, agent_samples, designer_samples, rendered_designs
+from spadework.learn.samples import (
+    TrainSample,
+    agent_samples,
+    demonstration_samples,
+    designer_samples,
+    rendered_designs,
+)
 from spadework.learn.settings import TrainerSettings
 from spadework.learn.sync import WeightSync
 from spadework.outcomes import DesignOutcome
@@ -94,15 +107,49 @@ class Trainer:
             self.channel.send("update", samples=[s.to_json() for s in samples])
         return self.learner.update(samples)
 
+    def warm_start(self, demonstrations: Sequence[Episode], passes: int) -> dict[str, float]:
+        """The supervised warm start: ``passes`` updates on the solved ``demonstrations``
+        (``demonstration_samples``), checkpointed (``checkpoints/warm-start``) and served. Its
+        metrics: the last update's ``learn/...`` figures and ``warm_start/...`` counts."""
+        limit = self.settings.max_sample_tokens
+        samples = demonstration_samples(demonstrations, self.tokenizer, max_tokens=limit)
+        metrics: dict[str, float] = {}
+        for _ in range(passes if samples else 0):
+            if self.channel is not None:
+                self.channel.send("update", samples=[s.to_json() for s in samples])
+            metrics = self.learner.update(samples)
+        summary = {"warm_start/demonstrations": float(len(demonstrations)),
+                   "warm_start/solved": float(sum(e.solved for e in demonstrations)),
+                   "warm_start/samples": float(len(samples)), "warm_start/passes": float(passes),
+                   "warm_start/trained_tokens": float(sum(s.trained_tokens for s in samples))}
+        metrics = {**metrics, **summary}
+        if samples:
+            self.publish(write_warm_start(self.run_dir, self._save, metrics))
+        return metrics
+
+    def restore_warm_start(self) -> dict[str, float] | None:
+        """Load and serve the warm start's checkpoint; its metrics, or None when there is none."""
+        folder = self.run_dir / CHECKPOINTS_DIR / WARM_START
+        if not folder.is_dir():
+            return None
+        self._load(folder)
+        return json.loads((folder / LOOP_STATE_FILE).read_text(encoding="utf-8"))
+
+    def _save(self, folder: Path) -> None:
+        if self.channel is not None:  # the other processes take part in gathering shards
+            self.channel.send("save", path=str(folder))
+        self.learner.save(folder)
+
+    def _load(self, folder: Path) -> None:
+        if self.channel is not None:
+            self.channel.send("restore", path=str(folder))
+        self.learner.load(folder)
+        self.publish(folder)
+
     def checkpoint(self, iteration: int, loop_state: dict[str, Any]) -> Path:
         """Write the iteration's checkpoint (before the iteration is committed)."""
-        def save(folder: Path) -> None:
-            if self.channel is not None:  # the other processes take part in gathering shards
-                self.channel.send("save", path=str(folder))
-            self.learner.save(folder)
-
         keep = self.settings.keep_checkpoints
-        return write_checkpoint(self.run_dir, iteration, save, loop_state, keep=keep)
+        return write_checkpoint(self.run_dir, iteration, self._save, loop_state, keep=keep)
 
     def publish(self, checkpoint: Path) -> dict[str, float]:
         """Make the engine serve the checkpoint's adapter."""
@@ -114,10 +161,7 @@ class Trainer:
         folder = checkpoints(self.run_dir).get(iteration)
         if folder is None:
             return None
-        if self.channel is not None:
-            self.channel.send("restore", path=str(folder))
-        self.learner.load(folder)
-        self.publish(folder)
+        self._load(folder)
         return json.loads((folder / LOOP_STATE_FILE).read_text(encoding="utf-8"))
 
     def close(self) -> None:
