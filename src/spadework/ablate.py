@@ -36,6 +36,7 @@ class Ablation(StrEnum):
     NO_MEMORY = "no-memory"
     FROZEN_DESIGNER = "frozen-designer"
     FIXED_POOL = "fixed-pool"
+    PLAIN_REGRET = "plain-regret"
 
 
 OVERRIDES: dict[Ablation, dict[str, Any]] = {
@@ -44,6 +45,7 @@ OVERRIDES: dict[Ablation, dict[str, Any]] = {
     Ablation.NO_MEMORY: {"designer.memory": False},
     Ablation.FROZEN_DESIGNER: {"learn.designer": False},
     Ablation.FIXED_POOL: {"designer.fixed_pool": "examples"},
+    Ablation.PLAIN_REGRET: {"rewards.designer": "regret", "run.plays": 2, "run.hint_plays": 2},
 }
 """What each arm changes in the shared configuration."""
 
@@ -53,6 +55,7 @@ DESCRIPTIONS = {
     Ablation.NO_MEMORY: "no digest of earlier environments in the designer's prompt",
     Ablation.FROZEN_DESIGNER: "only the agent is trained",
     Ablation.FIXED_POOL: "no designer: the agent plays the bundled example environments",
+    Ablation.PLAIN_REGRET: "the designer paid the plain regret, measured on 2 plays an arm (the early runs')",
 }
 
 

@@ -159,9 +159,9 @@ def warm_start(trainer: Trainer, config: RunConfig, sandbox: SandboxProtocol, po
     reporter.phase(f"warm start: {len(worlds)} worlds demonstrated on {len(seeds)} seeds", None)
     rollout = rollout_config(config.agent, sampling(config.agent.sampling))
     episodes = demonstrations(sandbox, [(m.name, m.code) for m in worlds], seeds, rollout)
-    reporter.phase(f"warm start: {learn.warm_start} updates on {sum(e.solved for e in episodes)} "
+    reporter.phase(f"warm start: {learn.warm_start} passes over {sum(e.solved for e in episodes)} "
                    "solved demonstrations", None)
-    return trainer.warm_start(episodes, learn.warm_start)
+    return trainer.warm_start(episodes, learn.warm_start, learn.warm_start_batch)
 
 
 def follow_run(config: RunConfig, run_dir: Path) -> RunSummary:

@@ -22,7 +22,7 @@ def ablation(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("ablate") / "out"
     config = out.parent / "small.toml"
     config.write_text('[sandbox]\npool_size = 1\n\n[diversity]\nembedder = "hashing"\n\n'
-                      '[eval]\ntasks = ["spell_backward"]\n')
+                      '[eval]\ntasks = ["spell_backward"]\n\n[rewards]\ndesigner = "blend"\n')
     assert main(["ablate", *ARGS, "--config", str(config), "--out", str(out), "--eval-seeds", "2"]) == 0
     return out
 
@@ -35,6 +35,9 @@ def test_every_arm_is_a_run_with_its_own_change(ablation: Path):
         assert config["designer"]["memory"] is (arm is not Ablation.NO_MEMORY)
         assert config["learn"]["designer"] is (arm is not Ablation.FROZEN_DESIGNER)
         assert config["designer"].get("fixed_pool") == ("examples" if arm is Ablation.FIXED_POOL else None)
+        plain = arm is Ablation.PLAIN_REGRET
+        paid = (config["rewards"]["designer"], config["run"]["plays"])
+        assert paid == (("regret", 2) if plain else ("blend", 1))
     used = {arm: json.loads((ablation / arm.value / "metrics.jsonl").read_text())["corpus/documents_used"]
             for arm in (Ablation.FULL, Ablation.NO_CORPUS)}
     assert used == {Ablation.FULL: 3.0, Ablation.NO_CORPUS: 0.0}

@@ -56,10 +56,12 @@ def test_the_warm_start_trains_before_the_first_iteration_and_is_evaluated_alone
     first = summary.metrics[0]
     counts = [first[f"warm_start/{name}"] for name in ("demonstrations", "solved", "samples")]
     assert counts == [2, 2, 2] and first["warm_start/trained_tokens"] > 0
-    assert first["learn/updates"] >= 2  # the two of the warm start, then the run's own
+    assert first["warm_start/steps"] == 2 and first["learn/updates"] >= 2  # a step a pair, two passes
+    assert first["warm_start/token_logp_last_pass"] > first["warm_start/token_logp_first_pass"]  # fitted
     folder = tmp_path / "run" / CHECKPOINTS_DIR / WARM_START
     assert (folder / "adapter").is_dir() and list(checkpoints(tmp_path / "run")) == [0]
-    assert json.loads((folder / "loop.json").read_text())["warm_start/samples"] == 2
+    kept = json.loads((folder / "loop.json").read_text())  # carried into the first iteration's row:
+    assert kept["warm_start/samples"] == 2 and all(k.startswith("warm_start/") for k in kept)  # no learn/
     spec = parse_policy_spec(str(folder))
     assert spec.source is PolicySource.CHECKPOINT and spec.checkpoint == folder
 

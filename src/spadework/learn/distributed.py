@@ -72,7 +72,8 @@ def follow(learner: Any, channel: Channel) -> int:
         elif message["kind"] == "save":
             learner.save(Path(message["path"]))
         elif message["kind"] == "update":
-            learner.update([TrainSample.from_json(s) for s in message["samples"]])
+            learner.update([TrainSample.from_json(s) for s in message["samples"]],
+                           epochs=message.get("epochs"), min_tokens=message.get("min_tokens"))
             done += 1
 
 

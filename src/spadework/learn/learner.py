@@ -32,7 +32,7 @@ SHARDED_DIR = "sharded"
 """Under FSDP or DeepSpeed: every process's shard of the model and optimizer (accelerate's format)."""
 SHARDED = frozenset({"FSDP", "DEEPSPEED"})
 SUMS = ("loss", "clipped", "kl", "tokens", "designer_loss", "agent_loss", "kl_tail_tokens", "kl_tail",
-        "tis_tokens", "tis_weight", "tis_truncated")
+        "tis_tokens", "tis_weight", "tis_truncated", "logp")
 """What an update adds up over micro-batches (and processes)."""
 
 
@@ -155,19 +155,22 @@ class Learner:
                     out[index] = tuple(logp[row, :len(samples[index].ids) - 1].tolist())
         return out
 
-    def update(self, samples: Sequence[TrainSample]) -> dict[str, float]:
+    def update(self, samples: Sequence[TrainSample], *, epochs: int | None = None,
+               min_tokens: int | None = None) -> dict[str, float]:
         """One update on ``samples``; returns its metrics (``learn/...``). No samples, or fewer
-        trained tokens than ``min_tokens`` (``learn/skipped``): no step."""
+        trained tokens than ``min_tokens`` (``learn/skipped``): no step. ``epochs`` and
+        ``min_tokens`` replace the settings' for this update (the warm start's small steps)."""
         start = time.perf_counter()
         s = self.settings
+        epochs = s.epochs if epochs is None else epochs
         tokens = float(sum(x.trained_tokens for x in samples))
-        if not samples or tokens < s.min_tokens:  # nothing (e.g. no group had variance) or too little
+        if not samples or tokens < (s.min_tokens if min_tokens is None else min_tokens):  # e.g. no variance
             return self._metrics(samples, dict.fromkeys(SUMS, 0.0), tokens, 0.0, 0.0, skipped=bool(samples))
         mine, world = self._share(micro_batches(samples, s.micro_batch_tokens))
         denominator = tokens if s.aggregation is Aggregation.TOKEN_MEAN else float(len(samples))
         self.model.train()
         fixed: list[Fixed] = []  # the first pass's log-probabilities, the later passes' old and reference
-        for _ in range(s.epochs):
+        for _ in range(epochs):
             self.optimizer.zero_grad(set_to_none=True)
             sums = self._accumulate(samples, mine, fixed, denominator, world)
             trainable = [p for p in self.model.parameters() if p.requires_grad]
@@ -206,7 +209,7 @@ class Learner:
             per_role = _role_losses(batch, parts.sequence_losses)
             figures = [float(parts.loss.detach()), parts.clipped_tokens, parts.kl_sum, parts.tokens,
                        per_role[TrainRole.DESIGNER], per_role[TrainRole.AGENT], parts.kl_tail_tokens,
-                       parts.kl_tail_sum, *tis]
+                       parts.kl_tail_sum, *tis, float((fixed[k].old * mask).sum())]
             sums += weight * torch.tensor(figures, dtype=torch.float64)
         if self.accelerator is not None:
             sums = self.accelerator.reduce(sums.to(self.device), reduction="sum").cpu()
@@ -232,6 +235,7 @@ class Learner:
             "learn/samples": float(len(samples)), "learn/tokens": tokens, "learn/skipped": float(skipped),
             "learn/tokens_per_s": tokens / seconds if seconds else 0.0,
             "learn/clip_fraction": sums["clipped"] / sums["tokens"] if sums["tokens"] else 0.0,
+            "learn/token_logp": sums["logp"] / sums["tokens"] if sums["tokens"] else 0.0,
             "learn/updates": float(self.updates),
             "learn/tis_weight_mean": sums["tis_weight"] / sums["tis_tokens"] if sums["tis_tokens"] else 0.0,
             "learn/tis_truncated_fraction": (sums["tis_truncated"] / sums["tis_tokens"]

@@ -90,8 +90,10 @@ class WarmStart(Section):
     adapter trained on demonstrations, tool worlds played by their own ``solution()`` in the way the
     agent is asked to call (``rollout.demonstrate``)."""
 
-    warm_start: int = Field(0, ge=0, le=32, description="updates on the demonstrations before the first "
+    warm_start: int = Field(0, ge=0, le=32, description="passes over the demonstrations before the first "
                             "iteration (0: no warm start)")
+    warm_start_batch: int = Field(2, ge=1, le=256, description="demonstrations a warm-start step (one epoch, "
+                                  "min_tokens not applied)")
     warm_start_seeds: int = Field(4, ge=1, le=64, description="seeds each world is demonstrated on (none of "
                                   "the evaluation's reserved seeds)")
     warm_start_worlds: str | None = Field(None, description="the worlds demonstrated: a folder of "

@@ -7,6 +7,7 @@ sync to the engine. Everything it needs to continue after a crash is in its chec
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -102,30 +103,44 @@ class Trainer:
     def train(self, designer: Sequence[TrainSample], outcomes: Sequence[DesignOutcome],
               episodes: Sequence[Episode], replayed: Sequence[DesignOutcome] = ()) -> dict[str, float]:
         """One update on the iteration's samples (``samples``); its ``learn/...`` metrics."""
-        samples = self.samples(designer, outcomes, episodes, replayed)
-        if self.channel is not None:
-            self.channel.send("update", samples=[s.to_json() for s in samples])
-        return self.learner.update(samples)
+        return self._update(self.samples(designer, outcomes, episodes, replayed))
 
-    def warm_start(self, demonstrations: Sequence[Episode], passes: int) -> dict[str, float]:
-        """The supervised warm start: ``passes`` updates on the solved ``demonstrations``
-        (``demonstration_samples``), checkpointed (``checkpoints/warm-start``) and served. Its
-        metrics: the last update's ``learn/...`` figures and ``warm_start/...`` counts."""
+    def _update(self, samples: Sequence[TrainSample], **overrides: int) -> dict[str, float]:
+        """One update here and in every other learner process (``Learner.update``'s overrides)."""
+        if self.channel is not None:
+            self.channel.send("update", samples=[s.to_json() for s in samples], **overrides)
+        return self.learner.update(samples, **overrides)
+
+    def warm_start(self, demonstrations: Sequence[Episode], passes: int, batch: int) -> dict[str, float]:
+        """The supervised warm start: ``passes`` over the solved ``demonstrations``
+        (``demonstration_samples``) in a seeded order, a step of one epoch every ``batch`` of them
+        (``min_tokens`` does not apply: a demonstration is short and every one is right); then
+        checkpointed (``checkpoints/warm-start``) and served. Its metrics, ``warm_start/...``: the
+        counts, the seconds its steps took, the last step's KL to the base, and the demonstrations'
+        mean token log-probability in the first pass and in the last (before each step: how well
+        they came to be fitted)."""
         limit = self.settings.max_sample_tokens
         samples = demonstration_samples(demonstrations, self.tokenizer, max_tokens=limit)
-        metrics: dict[str, float] = {}
+        order = random.Random(self.settings.learner.seed)
+        steps: list[list[dict[str, float]]] = []
         for _ in range(passes if samples else 0):
-            if self.channel is not None:
-                self.channel.send("update", samples=[s.to_json() for s in samples])
-            metrics = self.learner.update(samples)
+            shuffled = order.sample(samples, len(samples))
+            steps.append([self._update(shuffled[i:i + batch], epochs=1, min_tokens=0)
+                          for i in range(0, len(shuffled), batch)])
         summary = {"warm_start/demonstrations": float(len(demonstrations)),
                    "warm_start/solved": float(sum(e.solved for e in demonstrations)),
                    "warm_start/samples": float(len(samples)), "warm_start/passes": float(passes),
+                   "warm_start/steps": float(sum(len(p) for p in steps)),
                    "warm_start/trained_tokens": float(sum(s.trained_tokens for s in samples))}
-        metrics = {**metrics, **summary}
-        if samples:
-            self.publish(write_warm_start(self.run_dir, self._save, metrics))
-        return metrics
+        if not steps:
+            return summary
+        summary["warm_start/token_logp_first_pass"] = token_logp(steps[0])
+        summary["warm_start/token_logp_last_pass"] = token_logp(steps[-1])
+        summary["warm_start/update_s"] = sum(step["learn/update_s"] for p in steps for step in p)
+        if "learn/kl" in steps[-1][-1]:
+            summary["warm_start/kl"] = steps[-1][-1]["learn/kl"]
+        self.publish(write_warm_start(self.run_dir, self._save, summary))
+        return summary
 
     def restore_warm_start(self) -> dict[str, float] | None:
         """Load and serve the warm start's checkpoint; its metrics, or None when there is none."""
@@ -172,3 +187,15 @@ class Trainer:
         close = getattr(self.sync, "close", None)
         if close is not None:
             close()
+
+
+def token_logp(steps: Sequence[dict[str, float]]) -> float:
+    """The mean token log-probability of the steps' trained tokens (each step's ``learn/token_logp``
+    weighted by its ``learn/tokens``).
+
+    >>> token_logp([{"learn/token_logp": -2.0, "learn/tokens": 10.0},
+    ...             {"learn/token_logp": -1.0, "learn/tokens": 30.0}])
+    -1.25
+    """
+    tokens = sum(step["learn/tokens"] for step in steps)
+    return sum(step["learn/token_logp"] * step["learn/tokens"] for step in steps) / tokens if tokens else 0.0
