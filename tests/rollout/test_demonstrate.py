@@ -76,7 +76,7 @@ def test_a_records_world_is_solved_by_its_demonstration_in_every_way_of_calling(
         assert episode.tool_replies == episode.calls == episode.valid_calls == episode.turns >= 2
         replies = [m.content for m in episode.messages if m.role is Role.ASSISTANT]
         native = way is not ToolPrompt.COMPACT
-        assert all(r.startswith("<tool_call>") is native for r in replies)
+        assert all(r.startswith('{"name": ') is native and "<tool_call>" not in r for r in replies)
         assert all(len(parse_calls(r)) == 1 for r in replies)  # one call a reply, as the prompts ask
         results = [m.content for m in episode.messages if m.role is Role.TOOL]
         assert "error" not in " ".join(results)
@@ -86,7 +86,7 @@ def test_a_records_world_is_solved_by_its_demonstration_in_every_way_of_calling(
 def test_a_question_is_answered_in_a_box_after_its_calls(sandbox):
     episode = demonstrations(sandbox, [("count", QUESTION)], [1], _config(ToolPrompt.NATIVE))[0]
     replies = [m.content for m in episode.messages if m.role is Role.ASSISTANT]
-    assert episode.solved and replies[0].startswith('<tool_call>{"name": "count_lent"')
+    assert episode.solved and replies[0].startswith('{"name": "count_lent"')
     assert replies[1].startswith("\\boxed{") and replies[1][7:-1].isdigit()
 
 

@@ -22,18 +22,24 @@ from spadework.rollout.records import Arm, Episode, PlayJob, RolloutConfig
 
 
 def call_text(call: ToolCall, way: ToolPrompt) -> str:
-    """One call as the agent is asked to write it: ``<tool_call>`` JSON through the chat template
-    (``native``, ``mixed``), Python on one line (``compact``, or a call with positional arguments,
-    which JSON cannot name).
+    """One call as the agent is asked to write it: the template's JSON object (``native``,
+    ``mixed``), Python on one line (``compact``, or a call with positional arguments, which JSON
+    cannot name).
+
+    The JSON goes without the template's ``<tool_call>`` tags: they are special tokens, which the
+    embedded models do not write themselves (their replies are the bare object, which the world
+    reads as a call) and whose embeddings are nearly alike, so a demonstration that teaches one
+    teaches whichever special token the engine's numerics then pick (measured: the 0.5B trained
+    on tagged demonstrations opened its calls with ``<|im_start|>`` and stray tokens in llama.cpp).
 
     >>> call_text(ToolCall("find", {"collection": "books", "value": "Dune"}), ToolPrompt.NATIVE)
-    '<tool_call>{"name": "find", "arguments": {"collection": "books", "value": "Dune"}}</tool_call>'
+    '{"name": "find", "arguments": {"collection": "books", "value": "Dune"}}'
     >>> call_text(ToolCall("get", {"collection": "books", "id": 2}), ToolPrompt.COMPACT)
     "get(collection='books', id=2)"
     """
     if way is ToolPrompt.COMPACT or call.positional:
         return str(call)
-    return "<tool_call>" + json.dumps({"name": call.name, "arguments": call.arguments}) + "</tool_call>"
+    return json.dumps({"name": call.name, "arguments": call.arguments})
 
 
 def demo_reply(action: str, way: ToolPrompt) -> str:
