@@ -73,6 +73,7 @@ def test_a_run_that_crashed_after_its_warm_start_loads_it_instead_of_training_ag
         run(config(pool), tmp_path / "run", policy=crashing_policy(calls=0))
     adapter = tmp_path / "run" / CHECKPOINTS_DIR / WARM_START / "adapter"
     written = {p.name: p.read_bytes() for p in adapter.iterdir()}
+    assert parse_policy_spec(str(tmp_path / "run")).checkpoint == adapter.parent  # no iteration's yet
 
     def never(*args, **kwargs):
         raise AssertionError("the warm start was demonstrated again")

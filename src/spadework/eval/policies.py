@@ -4,8 +4,8 @@ Specs, as ``--policy`` takes them:
 
 - ``base``: the policy of the default config, or of ``--config FILE``, without an adapter.
 - ``RUN_DIR``: the policy of that run's ``config.toml`` with the LoRA adapter of its newest
-  complete checkpoint; a run that did not train has none, and plays its own model as it is
-  (named ``<run>/untrained``).
+  complete checkpoint (its warm start's when no iteration has one yet); a run that did not train
+  has none, and plays its own model as it is (named ``<run>/untrained``).
 - ``RUN_DIR/checkpoints/latest``: the same, but a run without a checkpoint is an error.
 - ``RUN_DIR/checkpoints/iteration-NNNN``: the same with that checkpoint's adapter.
 - ``RUN_DIR/checkpoints/warm-start``: the same with the adapter of the run's supervised warm start
@@ -101,11 +101,17 @@ def _checkpoint(run_dir: Path, asked: Path | None) -> Path:
         if not asked.is_dir():
             raise UsageError(f"{asked}: no such checkpoint; {run_dir} has: {have}")
         return asked
-    newest = latest_checkpoint(run_dir)
+    newest = _newest(run_dir)
     if newest is None:
         raise UsageError(f"{run_dir} has no checkpoint (a run writes them with --train); "
                          "evaluate --policy base, or train the run first")
     return newest
+
+
+def _newest(run_dir: Path) -> Path | None:
+    """The newest complete checkpoint of an iteration, else the warm start's, else None."""
+    warm = run_dir / CHECKPOINTS_DIR / WARM_START
+    return latest_checkpoint(run_dir) or (warm if warm.is_dir() else None)
 
 
 def parse_policy_spec(text: str, config_file: Path | None = None) -> PolicySpec:
@@ -129,7 +135,7 @@ def parse_policy_spec(text: str, config_file: Path | None = None) -> PolicySpec:
     if not (run_dir / CONFIG_FILE).is_file():
         raise UsageError(f"--policy {text}: {run_dir} has no {CONFIG_FILE}; is it a run directory?")
     config = load_config(run_dir / CONFIG_FILE)
-    if asked is None and Path(text).resolve() == run_dir.resolve() and latest_checkpoint(run_dir) is None:
+    if asked is None and Path(text).resolve() == run_dir.resolve() and _newest(run_dir) is None:
         return PolicySpec(f"{run_dir.name}/{UNTRAINED}", text, PolicySource.BASE, config, run_dir)
     checkpoint = _checkpoint(run_dir, asked)
     return PolicySpec(f"{run_dir.name}/{checkpoint.name}", text, PolicySource.CHECKPOINT, config,
