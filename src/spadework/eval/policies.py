@@ -43,6 +43,7 @@ from spadework.learn.checkpoint import (
     WARM_START,
     checkpoints,
     latest_checkpoint,
+    warm_start_folder,
 )
 from spadework.policy.base import Policy
 from spadework.policy.settings import PolicyKind, PolicySettings, build_policy
@@ -110,7 +111,7 @@ def _checkpoint(run_dir: Path, asked: Path | None) -> Path:
 
 def _newest(run_dir: Path) -> Path | None:
     """The newest complete checkpoint of an iteration, else the warm start's, else None."""
-    warm = run_dir / CHECKPOINTS_DIR / WARM_START
+    warm = warm_start_folder(run_dir)
     return latest_checkpoint(run_dir) or (warm if warm.is_dir() else None)
 
 

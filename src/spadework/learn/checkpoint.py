@@ -73,10 +73,15 @@ def write_checkpoint(run_dir: Path, iteration: int, save: Callable[[Path], None]
     return final
 
 
+def warm_start_folder(run_dir: Path) -> Path:
+    """Where a run's warm-start checkpoint is (whether or not it was written)."""
+    return run_dir / CHECKPOINTS_DIR / WARM_START
+
+
 def write_warm_start(run_dir: Path, save: Callable[[Path], None], summary: dict[str, Any]) -> Path:
     """Write the warm start's checkpoint atomically, with ``summary`` (what it trained on) as its
     loop state; returns its folder."""
-    final = run_dir / CHECKPOINTS_DIR / WARM_START
+    final = warm_start_folder(run_dir)
     final.parent.mkdir(parents=True, exist_ok=True)
     with atomic_path(final) as partial:
         partial.mkdir()

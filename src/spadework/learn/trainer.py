@@ -15,10 +15,9 @@ from typing import Any
 
 from spadework.designer import Design
 from spadework.learn.checkpoint import (
-    CHECKPOINTS_DIR,
     LOOP_STATE_FILE,
-    WARM_START,
     checkpoints,
+    warm_start_folder,
     write_checkpoint,
     write_warm_start,
 )
@@ -144,7 +143,7 @@ class Trainer:
 
     def restore_warm_start(self) -> dict[str, float] | None:
         """Load and serve the warm start's checkpoint; its metrics, or None when there is none."""
-        folder = self.run_dir / CHECKPOINTS_DIR / WARM_START
+        folder = warm_start_folder(self.run_dir)
         if not folder.is_dir():
             return None
         self._load(folder)
