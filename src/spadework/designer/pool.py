@@ -42,7 +42,7 @@ def pool_sources(spec: str) -> list[tuple[str, str]]:
     if spec == EXAMPLES:
         found = [(p.stem, p.read_text(encoding="utf-8")) for p in example_paths()]
     elif path.is_dir() and not (path / ARCHIVE_FILE).exists():
-        found = [(p.stem, p.read_text(encoding="utf-8")) for p in sorted(path.glob("*.py"))]
+        found = [(p.stem, p.read_text(encoding="utf-8")) for p in sorted(path.rglob("*.py"))]
     elif path.name == ARCHIVE_FILE or (path / ARCHIVE_FILE).exists():
         with Archive.open(path.parent if path.name == ARCHIVE_FILE else path, create=False) as archive:
             found = [(f"archive-{r.id}", r.source) for r in archive.records(valid=True)
