@@ -46,3 +46,29 @@ def test_the_tool_learning_experiment_runs_end_to_end_and_counts_its_calls(tmp_p
     for metrics in summary.metrics:
         assert metrics["rollout/call_rate"] == 1.0 and metrics["rollout/valid_call_rate_nohint"] > 0.5
         assert "rollout/call_rate_hint" not in metrics and "learn/updates" in metrics
+
+
+@pytest.mark.timeout(300)
+def test_the_coevolution_experiment_runs_windows_with_both_roles_trained(tmp_path: Path, monkeypatch):
+    """The coevolution config as it is (mixed forms, windows of two updates, the blend, replay, the
+    probe in the loop), made small, with the scripted policy and the tiny learner: two windows close,
+    each paying its designs, both forms designed, earlier windows' environments replayed, the probe
+    measured in the loop, the learner built (the scripted roles' scores do not vary, so no step)."""
+    pytest.importorskip("torch")
+    from spadework.run import run
+
+    monkeypatch.chdir(ROOT)
+    config = load_config(ROOT / "configs" / "experiments" / "coevolution.toml", {
+        "policy.kind": "scripted", "run.iterations": 4, "run.designs": 2, "run.plays": 2, "run.hint_plays": 2,
+        "eval.every": 2, "eval.seeds": 1, "learn.model": "tiny", "learn.min_tokens": 0,
+        "sandbox.pool_size": 2, "diversity.embedder": "hashing"})
+    summary = run(config, tmp_path / "run")
+    assert summary.iterations == 4
+    closing = [m for m in summary.metrics if "reward/blend_mean" in m]
+    assert [m["iteration"] for m in closing] == [1, 3]  # a window closes every second iteration
+    assert all("reward/in_band_share" in m and "learn/designer_samples" in m for m in closing)
+    opening = [m for m in summary.metrics if "design/valid_rate" in m]
+    assert [m["iteration"] for m in opening] == [0, 2]
+    assert all("design/valid_rate/answer" in m and "design/valid_rate/records" in m for m in opening)
+    assert any(m.get("replay/count", 0) > 0 for m in summary.metrics[2:])
+    assert sum("eval/probe/accuracy" in m for m in summary.metrics) == 2
