@@ -188,3 +188,21 @@ def crashing_policy():
     """``CrashingPolicy``: ``crashing_policy(calls=N, seed=S)`` dies on its N+1-th generate call
     (``seed``: the run's seed, which the scripted policy a run builds would get)."""
     return CrashingPolicy
+
+
+@pytest.fixture(scope="session")
+def benchmark_script():
+    """Import a script of ``benchmarks/`` by name (they are scripts, not a package)."""
+    import importlib.util
+    import sys
+
+    def load(name: str):
+        path = Path(__file__).resolve().parents[1] / "benchmarks" / f"{name}.py"
+        spec = importlib.util.spec_from_file_location(f"benchmarks_{name}", path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # its dataclasses look their module up
+        spec.loader.exec_module(module)
+        return module
+
+    return load

@@ -3,7 +3,6 @@ pairing both gives (the committed adapter's BFCL report is the case)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
@@ -11,16 +10,8 @@ ROOT = Path(__file__).resolve().parents[2]
 REPORT = ROOT / "results" / "tool-learning-0.5b" / "bfcl-warm-start.json"
 
 
-def _script():
-    spec = importlib.util.spec_from_file_location("paired_reports", ROOT / "benchmarks" / "paired_reports.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_pairing_across_reports_reproduces_the_reports_own_paired_rows():
-    script = _script()
+def test_pairing_across_reports_reproduces_the_reports_own_paired_rows(benchmark_script):
+    script = benchmark_script("paired_reports")
     report = json.loads(REPORT.read_text())
     a_name, a = script.policy_items(report, None, last=False)
     b_name, b = script.policy_items(report, None, last=True)
@@ -33,8 +24,8 @@ def test_pairing_across_reports_reproduces_the_reports_own_paired_rows():
         assert rows[scope].endswith(f"| {wins} / {losses} |")
 
 
-def test_items_of_only_one_report_are_left_out():
-    script = _script()
+def test_items_of_only_one_report_are_left_out(benchmark_script):
+    script = benchmark_script("paired_reports")
     a = {("bfcl/simple", 0): True, ("bfcl/simple", 1): False}
     table = script.paired_table("a", a, "b", {("bfcl/simple", 1): True, ("bfcl/other", 0): True})
     assert table.splitlines()[-1] == "| all | 1 | 0.00 | 1.00 | +1.00 [-0.51, +1.00] | 1 / 0 |"

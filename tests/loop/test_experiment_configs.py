@@ -49,11 +49,13 @@ def test_the_tool_learning_experiment_runs_end_to_end_and_counts_its_calls(tmp_p
 
 
 @pytest.mark.timeout(300)
-def test_the_coevolution_experiment_runs_windows_with_both_roles_trained(tmp_path: Path, monkeypatch):
+def test_the_coevolution_experiment_runs_windows_with_both_roles_trained(tmp_path: Path, monkeypatch,
+                                                                        benchmark_script):
     """The coevolution config as it is (mixed forms, windows of two updates, the blend, replay, the
     probe in the loop), made small, with the scripted policy and the tiny learner: two windows close,
-    each paying its designs, both forms designed, earlier windows' environments replayed, the probe
-    measured in the loop, the learner built (the scripted roles' scores do not vary, so no step)."""
+    each paying its designs and training the designer on them, both forms designed, earlier windows'
+    environments replayed, the probe measured in the loop; the results' figures and the table of
+    each window's best-paid designs are drawn from the run directory."""
     pytest.importorskip("torch")
     from spadework.run import run
 
@@ -61,14 +63,20 @@ def test_the_coevolution_experiment_runs_windows_with_both_roles_trained(tmp_pat
     config = load_config(ROOT / "configs" / "experiments" / "coevolution.toml", {
         "policy.kind": "scripted", "run.iterations": 4, "run.designs": 2, "run.plays": 2, "run.hint_plays": 2,
         "eval.every": 2, "eval.seeds": 1, "learn.model": "tiny", "learn.min_tokens": 0,
+        "learn.max_sample_tokens": 60_000,  # the tiny learner's tokens are bytes: a design prompt is many
         "sandbox.pool_size": 2, "diversity.embedder": "hashing"})
     summary = run(config, tmp_path / "run")
-    assert summary.iterations == 4
+    assert summary.iterations == 4 and summary.metrics[-1]["learn/updates"] == 2
     closing = [m for m in summary.metrics if "reward/blend_mean" in m]
     assert [m["iteration"] for m in closing] == [1, 3]  # a window closes every second iteration
-    assert all("reward/in_band_share" in m and "learn/designer_samples" in m for m in closing)
+    assert all("reward/in_band_share" in m and m["learn/designer_samples"] > 0 for m in closing)
     opening = [m for m in summary.metrics if "design/valid_rate" in m]
     assert [m["iteration"] for m in opening] == [0, 2]
     assert all("design/valid_rate/answer" in m and "design/valid_rate/records" in m for m in opening)
     assert any(m.get("replay/count", 0) > 0 for m in summary.metrics[2:])
     assert sum("eval/probe/accuracy" in m for m in summary.metrics) == 2
+    plots, top = benchmark_script("plots"), benchmark_script("top_designs")
+    figures = plots.charts([plots.read_run(tmp_path / "run")])
+    assert {"windows.svg", "probe.svg", "solve-rate.svg"} <= set(figures)
+    paid = top.top_per_window(top.paid_designs(tmp_path / "run"), 3)
+    assert sorted({p.iteration for p in paid}) == [0, 2] and all("class " in p.source for p in paid)

@@ -3,23 +3,12 @@ here: its metrics and episode files written by hand)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _script():
-    spec = importlib.util.spec_from_file_location("plots", ROOT / "benchmarks" / "plots.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
 
 
 def _run(folder: Path, rows: list[dict], episodes: dict[int, list[tuple[str, bool]]]) -> Path:
@@ -38,8 +27,8 @@ ROWS = [{"iteration": 0, "design/valid_rate": 0.5, "rollout/solve_rate_nohint": 
         {"iteration": 3, "reward/in_band_share": 0.5}]
 
 
-def test_the_charts_read_bands_from_the_episodes_and_windows_from_their_rows(tmp_path: Path):
-    plots = _script()
+def test_the_charts_read_bands_from_the_episodes_and_windows_from_their_rows(tmp_path, benchmark_script):
+    plots = benchmark_script("plots")
     run = plots.read_run(_run(tmp_path / "full", ROWS, {
         0: [("nohint", True), ("nohint", False), ("hint", True), ("nohint", False), ("nohint", False)],
         1: [("nohint", True), ("nohint", True)]}))
@@ -55,8 +44,8 @@ def test_the_charts_read_bands_from_the_episodes_and_windows_from_their_rows(tmp
     assert "collapse alarm" in svgs["diversity.svg"] and "full 95% low" in svgs["solve-rate.svg"]
 
 
-def test_a_chart_no_run_recorded_is_left_out_and_a_folder_without_metrics_is_refused(tmp_path: Path):
-    plots = _script()
+def test_a_chart_no_run_recorded_is_left_out_and_a_run_without_metrics_refused(tmp_path, benchmark_script):
+    plots = benchmark_script("plots")
     bare = plots.read_run(_run(tmp_path / "bare", [{"iteration": 0, "rollout/solve_rate_nohint": 0.5}], {}))
     assert set(plots.charts([bare])) == {"solve-rate.svg"}  # no episodes: the metric's line, no band
     with pytest.raises(SystemExit, match="metrics.jsonl"):
