@@ -1,0 +1,40 @@
+"""The coevolution experiment's recipe cannot rot: the same config, scaled to about a quarter of an
+hour, with the real embedded model in both roles and its real learner. Marked slow: ``make test``
+leaves it out; ``pytest -m slow`` runs it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from spadework.config import load_config
+from spadework.errors import PolicyError
+
+ROOT = Path(__file__).resolve().parents[2]
+SHORT = {"run.iterations": 2, "run.designs": 2, "run.plays": 2, "run.hint_plays": 2, "replay.count": 1,
+         "eval.every": 2, "eval.seeds": 1}
+"""One window of two updates, two designs (one a form), two plays an arm, the probe at its end."""
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(2400)
+def test_one_window_of_the_coevolution_recipe_with_the_real_model(tmp_path: Path, monkeypatch):
+    pytest.importorskip("llama_cpp")
+    pytest.importorskip("peft")
+    from spadework.policy.models import PRESETS, part_files
+    from spadework.run import run
+
+    config = load_config(ROOT / "configs" / "experiments" / "coevolution.toml", SHORT)
+    try:
+        part_files(PRESETS[config.policy.model])
+    except PolicyError as exc:
+        pytest.skip(str(exc))
+    monkeypatch.chdir(ROOT)
+    summary = run(config, tmp_path / "run")
+    first, last = summary.metrics
+    assert summary.iterations == 2 and "design/valid_rate" in first and "design/valid_rate" not in last
+    assert "design/valid_rate/answer" in first and "design/valid_rate/records" in first
+    assert "reward/blend_mean" in last and "reward/in_band_share" in last  # the window closed and paid
+    assert "eval/probe/accuracy" in last and "learn/designer_samples" in last
+    assert (tmp_path / "run" / "checkpoints" / "latest").exists()
