@@ -116,7 +116,8 @@ class DesignerSection(Section):
     partial_credit: bool = Field(False, description="scale an invalid design's penalty by the share of "
                                  "checks it failed (a learning signal before any design is valid)")
     fixed_pool: str | None = Field(None, description="the fixed-environment baseline: 'examples', a folder "
-                                   "of .py files (its subfolders' too) or an earlier run; the designer is not asked")
+                                   "of .py files (its subfolders' too) or an earlier run; the designer is "
+                                   "not asked")
     sampling: SamplingConfig = SamplingConfig(temperature=0.3, max_tokens=1024)
 
     @model_validator(mode="after")

@@ -149,6 +149,25 @@ def test_a_batch_below_min_tokens_takes_no_step_and_says_so():
     assert enough.update(batch())["learn/skipped"] == 0 and enough.updates == 1
 
 
+def test_a_batch_the_learner_finds_near_impossible_is_refused_unless_it_is_demonstrations():
+    """The engine sampled tokens this policy would not (measured once: an adapter trained on special
+    tokens the engine rendered otherwise, KL 6,634 and a broken adapter after the step). Planted
+    here by a floor between the batch's own token log-probs: half its trained tokens fall below."""
+    probe = make_learner()
+    trained = sorted(lp for item, logps in zip(batch(), probe.logprobs(batch()), strict=True)
+                     for lp, m in zip(logps, item.mask[1:], strict=True) if m)
+    median, lowest = trained[len(trained) // 2], trained[0]
+    engine = make_learner(mismatch_logp=-median)
+    before = lora_weights(engine)
+    metrics = engine.update(batch())
+    assert metrics["learn/refused"] == 1 and metrics["learn/skipped"] == 1 and engine.updates == 0
+    assert 0.4 < metrics["learn/mismatch_share"] <= 0.5
+    assert all(torch.equal(before[n], p) for n, p in lora_weights(engine).items())
+    assert make_learner(mismatch_logp=-lowest + 0.5).update(batch())["learn/refused"] == 0
+    demonstrated = make_learner(mismatch_logp=-median).update(batch(), max_mismatch_share=1.0)
+    assert demonstrated["learn/refused"] == 0 and demonstrated["learn/updates"] == 1
+
+
 def test_save_and_load_restore_the_adapter_optimizer_and_rng(tmp_path):
     first = make_learner()
     first.update(batch())

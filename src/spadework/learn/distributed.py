@@ -73,7 +73,8 @@ def follow(learner: Any, channel: Channel) -> int:
             learner.save(Path(message["path"]))
         elif message["kind"] == "update":
             learner.update([TrainSample.from_json(s) for s in message["samples"]],
-                           epochs=message.get("epochs"), min_tokens=message.get("min_tokens"))
+                           epochs=message.get("epochs"), min_tokens=message.get("min_tokens"),
+                           max_mismatch_share=message.get("max_mismatch_share"))
             done += 1
 
 

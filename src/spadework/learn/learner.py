@@ -32,7 +32,7 @@ SHARDED_DIR = "sharded"
 """Under FSDP or DeepSpeed: every process's shard of the model and optimizer (accelerate's format)."""
 SHARDED = frozenset({"FSDP", "DEEPSPEED"})
 SUMS = ("loss", "clipped", "kl", "tokens", "designer_loss", "agent_loss", "kl_tail_tokens", "kl_tail",
-        "tis_tokens", "tis_weight", "tis_truncated", "logp")
+        "tis_tokens", "tis_weight", "tis_truncated", "logp", "mismatched")
 """What an update adds up over micro-batches (and processes)."""
 
 
@@ -156,13 +156,17 @@ class Learner:
         return out
 
     def update(self, samples: Sequence[TrainSample], *, epochs: int | None = None,
-               min_tokens: int | None = None) -> dict[str, float]:
+               min_tokens: int | None = None, max_mismatch_share: float | None = None) -> dict[str, float]:
         """One update on ``samples``; returns its metrics (``learn/...``). No samples, or fewer
-        trained tokens than ``min_tokens`` (``learn/skipped``): no step. ``epochs`` and
-        ``min_tokens`` replace the settings' for this update (the warm start's small steps)."""
+        trained tokens than ``min_tokens`` (``learn/skipped``): no step. A first pass that finds more
+        than ``max_mismatch_share`` of the trained tokens near-impossible for the learner
+        (``mismatch_logp``): no step either (``learn/refused``; the engine did not sample this
+        policy). The keyword arguments replace the settings' for this update (the warm start's
+        small steps on demonstrations, which no engine sampled)."""
         start = time.perf_counter()
         s = self.settings
         epochs = s.epochs if epochs is None else epochs
+        limit = s.max_mismatch_share if max_mismatch_share is None else max_mismatch_share
         tokens = float(sum(x.trained_tokens for x in samples))
         if not samples or tokens < (s.min_tokens if min_tokens is None else min_tokens):  # e.g. no variance
             return self._metrics(samples, dict.fromkeys(SUMS, 0.0), tokens, 0.0, 0.0, skipped=bool(samples))
@@ -173,6 +177,10 @@ class Learner:
         for _ in range(epochs):
             self.optimizer.zero_grad(set_to_none=True)
             sums = self._accumulate(samples, mine, fixed, denominator, world)
+            if sums["tokens"] and sums["mismatched"] / sums["tokens"] > limit:
+                self.optimizer.zero_grad(set_to_none=True)
+                return self._metrics(samples, sums, tokens, 0.0, time.perf_counter() - start, skipped=True,
+                                     refused=True)
             trainable = [p for p in self.model.parameters() if p.requires_grad]
             clip = self.accelerator.clip_grad_norm_ if self.accelerator else torch.nn.utils.clip_grad_norm_
             norm = clip(trainable, s.max_grad_norm)  # DeepSpeed clips itself and returns None
@@ -209,7 +217,8 @@ class Learner:
             per_role = _role_losses(batch, parts.sequence_losses)
             figures = [float(parts.loss.detach()), parts.clipped_tokens, parts.kl_sum, parts.tokens,
                        per_role[TrainRole.DESIGNER], per_role[TrainRole.AGENT], parts.kl_tail_tokens,
-                       parts.kl_tail_sum, *tis, float((fixed[k].old * mask).sum())]
+                       parts.kl_tail_sum, *tis, float((fixed[k].old * mask).sum()),
+                       float(((fixed[k].old < -s.mismatch_logp) * mask).sum())]
             sums += weight * torch.tensor(figures, dtype=torch.float64)
         if self.accelerator is not None:
             sums = self.accelerator.reduce(sums.to(self.device), reduction="sum").cpu()
@@ -229,13 +238,16 @@ class Learner:
         return weights, (float(counted.sum()), float((weights * counted).sum()), float(truncated.sum()))
 
     def _metrics(self, samples: Sequence[TrainSample], sums: dict[str, float], tokens: float,
-                 grad_norm: float, seconds: float, *, skipped: bool = False) -> dict[str, float]:
+                 grad_norm: float, seconds: float, *, skipped: bool = False,
+                 refused: bool = False) -> dict[str, float]:
         metrics = {
             "learn/loss": sums["loss"], "learn/grad_norm": grad_norm, "learn/update_s": seconds,
             "learn/samples": float(len(samples)), "learn/tokens": tokens, "learn/skipped": float(skipped),
             "learn/tokens_per_s": tokens / seconds if seconds else 0.0,
             "learn/clip_fraction": sums["clipped"] / sums["tokens"] if sums["tokens"] else 0.0,
             "learn/token_logp": sums["logp"] / sums["tokens"] if sums["tokens"] else 0.0,
+            "learn/mismatch_share": sums["mismatched"] / sums["tokens"] if sums["tokens"] else 0.0,
+            "learn/refused": float(refused),
             "learn/updates": float(self.updates),
             "learn/tis_weight_mean": sums["tis_weight"] / sums["tis_tokens"] if sums["tis_tokens"] else 0.0,
             "learn/tis_truncated_fraction": (sums["tis_truncated"] / sums["tis_tokens"]

@@ -34,6 +34,13 @@ class UpdateSettings(Section):
                         "matter)")
     min_tokens: int = Field(0, ge=0, description="a batch with fewer trained tokens takes no step "
                             "(Adam moves the weights as far for 8 tokens as for 8,000)")
+    mismatch_logp: float = Field(20.0, gt=0.0, description="a trained token the learner gives a log-prob "
+                                 "below -this is one the engine could not have sampled from the same weights "
+                                 "(counted in learn/mismatch_share)")
+    max_mismatch_share: float = Field(0.002, ge=0.0, le=1.0, description="a batch with a larger share of "
+                                      "such tokens takes no step (learn/refused): the engine and the learner "
+                                      "disagree (a chat template, special tokens or weights that differ), "
+                                      "and an update on it breaks the adapter; 1: never refused")
     tis_cap: float = Field(2.0, ge=0.0, description="a designer window's samples, trained when it closes "
                            "(designer.regenerate_every > 1), are weighted per token by min(pi_now / pi_then, "
                            "tis_cap): truncated importance sampling for the agent's updates in between "

@@ -104,11 +104,14 @@ class Trainer:
         """One update on the iteration's samples (``samples``); its ``learn/...`` metrics."""
         return self._update(self.samples(designer, outcomes, episodes, replayed))
 
-    def _update(self, samples: Sequence[TrainSample], **overrides: int) -> dict[str, float]:
+    def _update(self, samples: Sequence[TrainSample], *, epochs: int | None = None,
+                min_tokens: int | None = None, max_mismatch_share: float | None = None) -> dict[str, float]:
         """One update here and in every other learner process (``Learner.update``'s overrides)."""
         if self.channel is not None:
-            self.channel.send("update", samples=[s.to_json() for s in samples], **overrides)
-        return self.learner.update(samples, **overrides)
+            self.channel.send("update", samples=[s.to_json() for s in samples], epochs=epochs,
+                              min_tokens=min_tokens, max_mismatch_share=max_mismatch_share)
+        return self.learner.update(samples, epochs=epochs, min_tokens=min_tokens,
+                                   max_mismatch_share=max_mismatch_share)
 
     def warm_start(self, demonstrations: Sequence[Episode], passes: int, batch: int) -> dict[str, float]:
         """The supervised warm start: ``passes`` over the solved ``demonstrations``
@@ -124,7 +127,8 @@ class Trainer:
         steps: list[list[dict[str, float]]] = []
         for _ in range(passes if samples else 0):
             shuffled = order.sample(samples, len(samples))
-            steps.append([self._update(shuffled[i:i + batch], epochs=1, min_tokens=0)
+            steps.append([self._update(shuffled[i:i + batch], epochs=1, min_tokens=0,
+                                       max_mismatch_share=1.0)  # demonstrations: no engine sampled them
                           for i in range(0, len(shuffled), batch)])
         summary = {"warm_start/demonstrations": float(len(demonstrations)),
                    "warm_start/solved": float(sum(e.solved for e in demonstrations)),
