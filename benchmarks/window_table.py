@@ -1,6 +1,7 @@
 """Per-window figures of self-play runs, from their run directories: what the designer was paid
-(each reward component), the share of designs in the band, the valid rate and the agent's no-hint
-solve rate, as a markdown table.
+(each reward component), the share of designs in the band, the valid rate, the agent's no-hint
+solve rate, the diversity when the window closed, whether the collapse alarm rang, and the last
+probe in the window, as a markdown table.
 
     python benchmarks/window_table.py runs/tool-use-blend-k4 runs/tool-use-regret-k1 [--block 4]
 
@@ -35,8 +36,21 @@ def windows(run_dir: Path) -> list[dict]:
                         "design/valid_rate": opened["design/valid_rate"],
                         "reward/regret_mean": opened.get("reward/regret_mean", float("nan")),
                         "rollout/solve_rate_nohint": mean([r["rollout/solve_rate_nohint"] for r in span]),
-                        **{k: row.get(k, float("nan")) for k in COLUMNS if k != "reward/regret_mean"}})
+                        **{k: row.get(k, float("nan")) for k in COLUMNS if k != "reward/regret_mean"},
+                        **span_figures(span)})
     return out
+
+
+def span_figures(span: list[dict]) -> dict[str, float]:
+    """A window's diversity when it closed, whether the collapse alarm rang in it, and its last probe.
+
+    >>> span_figures([{"diversity/score": 0.5, "diversity/collapse": 1.0}, {"diversity/score": 0.4}])
+    {'diversity/score': 0.4, 'diversity/collapse': 1.0, 'eval/probe/accuracy': nan}
+    """
+    probes = [r["eval/probe/accuracy"] for r in span if "eval/probe/accuracy" in r]
+    return {"diversity/score": span[-1].get("diversity/score", float("nan")),
+            "diversity/collapse": max((r.get("diversity/collapse", 0.0) for r in span), default=0.0),
+            "eval/probe/accuracy": probes[-1] if probes else float("nan")}
 
 
 def blocks(rows: list[dict], size: int) -> list[dict]:
@@ -62,13 +76,15 @@ def main() -> None:
     parser.add_argument("runs", nargs="+", type=Path)
     parser.add_argument("--block", type=int, default=0)
     args = parser.parse_args()
-    names = ["window", "design/valid_rate", "rollout/solve_rate_nohint", *COLUMNS]
+    names = ["window", "design/valid_rate", "rollout/solve_rate_nohint", *COLUMNS, "diversity/score",
+             "diversity/collapse", "eval/probe/accuracy"]
     for run_dir in args.runs:
         rows = windows(run_dir)
         if args.block:
             rows = blocks(rows, args.block)
         print(f"\n{run_dir}\n")
-        print("| " + " | ".join(n.split("/")[-1] for n in names) + " |")
+        print("| " + " | ".join(n.removeprefix("reward/").removeprefix("rollout/").removeprefix("design/")
+                                for n in names) + " |")
         print("|" + "---|" * len(names))
         for row in rows:
             print("| " + " | ".join(str(row[n]) if n == "window" else f"{row[n]:.2f}" for n in names) + " |")
