@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-REPORT = ROOT / "results" / "tool-learning-0.5b" / "bfcl-warm-start.json"
+REPORT = ROOT / "results" / "tool-learning-0.5b" / "bfcl-warm-start-records-only.json"
 
 
 def test_pairing_across_reports_reproduces_the_reports_own_paired_rows(benchmark_script):
