@@ -270,7 +270,9 @@ def test_real_model_decodes_a_batch_as_it_decodes_each_alone(real_policy):
     batched matrix product may differ from a single one in the last bits, so a near-tie between two
     tokens can flip and the replies part from there. Measured on this machine (2026-12-03,
     README's Benchmark section): 13 of 16 (0.5B) and 14 of 16 (1.5B) of batch_bench's 32-token
-    replies agree; on 16 two-sentence answers 8 and 6 of 16, parting after 80 characters on median."""
+    replies agree; on 16 two-sentence answers 8 and 6 of 16, parting after 80 characters on median.
+    Another machine's kernels parted one reply within its first word, so where they part is not
+    asserted, only how many do."""
     greedy = Sampling(temperature=0.0, max_tokens=24)
     alone = []
     for question in QUESTIONS:
@@ -280,7 +282,6 @@ def test_real_model_decodes_a_batch_as_it_decodes_each_alone(real_policy):
     together = [c.text for c in real_policy.generate([asked(q) for q in QUESTIONS], greedy)]
     same = sum(a == b for a, b in zip(alone, together, strict=True))
     assert same >= len(QUESTIONS) - 2, list(zip(alone, together, strict=True))
-    assert all(a[:8] == b[:8] for a, b in zip(alone, together, strict=True))
 
 
 def test_real_model_repeats_seeded_samples_with_the_same_batch_schedule(real_policy):

@@ -26,6 +26,8 @@ ROOT = Path(__file__).parents[2]
 VLLM_PYTHON = Path(os.environ.get("SPADEWORK_VLLM_PYTHON", ROOT / ".venv-vllm" / "bin" / "python"))
 SERVED = "qwen05"
 START_TIMEOUT_S = 420
+# A test here may start the server (a minute, up to START_TIMEOUT_S) before it decodes on 2 cores
+pytestmark = pytest.mark.timeout(START_TIMEOUT_S + 180)
 
 
 def free_port() -> int:
@@ -109,7 +111,8 @@ def test_a_tool_world_and_a_game_are_played_in_both_arms_through_the_server(serv
                for name in ("library_lending", "number_guess")}
     jobs = [PlayJob(name, source, 0, arm) for name, source in sources.items()
             for arm in (Arm.NOHINT, Arm.HINT)]
-    config = RolloutConfig(max_turns_cap=2, sampling=Sampling(temperature=0.0, max_tokens=96))
+    # One turn of 64 tokens: the CPU server decodes about ten tokens a second a sequence on 2 cores
+    config = RolloutConfig(max_turns_cap=1, sampling=Sampling(temperature=0.0, max_tokens=64))
     with Sandbox(SandboxConfig(pool_size=2)) as sandbox:
         episodes = run_plays(policy, sandbox, jobs, config)
     assert [e.end is not EndReason.ENV_ERROR for e in episodes] == [True] * 4, [e.error for e in episodes]
