@@ -266,7 +266,7 @@ def _python_call(node: ast.Call) -> ToolCall:
             raise ToolCallError(f"{name}() is given **{_short(keyword.value)}; {ONE_BY_ONE}")
         if keyword.arg in arguments:
             raise ToolCallError(f"{name}() is given the argument '{keyword.arg}' twice")
-        arguments[keyword.arg] = _literal(name, f"argument '{keyword.arg}'", keyword.value)
+        arguments[keyword.arg] = _literal(name, f"argument '{keyword.arg}'", keyword.value, keyword.arg)
     return ToolCall(name, arguments, tuple(positional))
 
 
@@ -279,8 +279,21 @@ class _JsonNames(ast.NodeTransformer):
         return node
 
 
-def _literal(tool: str, which: str, node: ast.expr) -> Any:
-    """The literal value an argument node writes; tuples and sets become lists."""
+def _literal(tool: str, which: str, node: ast.expr, keyword: str | None = None) -> Any:
+    """The literal value an argument node writes; tuples and sets become lists. A bare name as
+    the whole value is read as its text (``collection=boxes`` as ``'boxes'``), as small models write
+    a collection's name, and the tool checks it like any other value; the argument's own name
+    (``id=id``) is a placeholder, not a value.
+
+    >>> boxes = ast.parse("boxes", mode="eval").body
+    >>> _literal("list_records", "argument 'collection'", boxes, "collection")
+    'boxes'
+    >>> _literal("list_records", "argument 'boxes'", boxes, "boxes")
+    Traceback (most recent call last):
+    spadework.envs.tool_calls.ToolCallError: list_records() argument 'boxes' is not a plain value (boxes); write numbers, strings, lists or dicts, and call one tool at a time
+    """
+    if isinstance(node, ast.Name) and node.id.lower() not in JSON_WORDS and node.id != keyword:
+        return node.id
     try:
         value = ast.literal_eval(_JsonNames().visit(node))
     except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
