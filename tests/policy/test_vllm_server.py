@@ -111,7 +111,7 @@ def test_a_tool_world_and_a_game_are_played_in_both_arms_through_the_server(serv
                for name in ("library_lending", "number_guess")}
     jobs = [PlayJob(name, source, 0, arm) for name, source in sources.items()
             for arm in (Arm.NOHINT, Arm.HINT)]
-    # One turn of 64 tokens: the CPU server decodes about ten tokens a second a sequence on 2 cores
+    # One turn of 64 tokens: the CPU engine pauses about 100 s to compile for the first long prompt
     config = RolloutConfig(max_turns_cap=1, sampling=Sampling(temperature=0.0, max_tokens=64))
     with Sandbox(SandboxConfig(pool_size=2)) as sandbox:
         episodes = run_plays(policy, sandbox, jobs, config)
