@@ -288,9 +288,9 @@ def _literal(tool: str, which: str, node: ast.expr, keyword: str | None = None) 
     >>> boxes = ast.parse("boxes", mode="eval").body
     >>> _literal("list_records", "argument 'collection'", boxes, "collection")
     'boxes'
-    >>> _literal("list_records", "argument 'boxes'", boxes, "boxes")
+    >>> _literal("list_records", "argument 'boxes'", boxes, "boxes")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    spadework.envs.tool_calls.ToolCallError: list_records() argument 'boxes' is not a plain value (boxes); write numbers, strings, lists or dicts, and call one tool at a time
+    spadework.envs.tool_calls.ToolCallError: list_records() argument 'boxes' is not a plain value (boxes)...
     """
     if isinstance(node, ast.Name) and node.id.lower() not in JSON_WORDS and node.id != keyword:
         return node.id
