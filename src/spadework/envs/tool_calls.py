@@ -4,8 +4,9 @@ Standard library only: this module is copied into the sandbox. ``parse_calls`` a
 forms models write: ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>`` blocks, a
 Python-style call or list of calls (``[find(collection='books'), lend(book_id=1)]``), and a
 JSON call object or a JSON list of them; any of these may sit in a code fence or
-``\boxed{...}``. Argument values are literals only (``ast.literal_eval`` of each argument);
-anything else is refused with a message that says how to write the call.
+``\boxed{...}``. Argument values are literals only (``ast.literal_eval`` of each argument, a
+bare name read as its text); anything else is refused with a message that says how to write the
+call.
 """
 
 from __future__ import annotations
