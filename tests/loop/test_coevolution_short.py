@@ -14,7 +14,10 @@ from spadework.errors import PolicyError
 ROOT = Path(__file__).resolve().parents[2]
 SHORT = {"run.iterations": 2, "run.designs": 2, "run.plays": 2, "run.hint_plays": 2, "replay.count": 1,
          "eval.every": 2, "eval.seeds": 1}
-"""One window of two updates, two designs (one a form), two plays an arm, the probe at its end."""
+"""One window of two updates, two designs (one a form), two plays an arm, the probe at its end.
+
+Two designs of the 1.5B can both fail validation (a window of the full recipe designed 0 of 8 valid,
+docs/results/coevolution.md); the test then checks the other path the recipe takes, not the model."""
 
 
 @pytest.mark.slow
@@ -33,8 +36,12 @@ def test_one_window_of_the_coevolution_recipe_with_the_real_model(tmp_path: Path
     monkeypatch.chdir(ROOT)
     summary = run(config, tmp_path / "run")
     first, last = summary.metrics
-    assert summary.iterations == 2 and "design/valid_rate" in first and "design/valid_rate" not in last
+    assert summary.iterations == 2 and "design/valid_rate" in first
     assert "design/valid_rate/answer" in first and "design/valid_rate/records" in first
-    assert "reward/blend_mean" in last and "reward/in_band_share" in last  # the window closed and paid
+    if first["design/valid_rate"] > 0:  # the window held both iterations, then closed and paid
+        assert "design/valid_rate" not in last
+        assert "reward/blend_mean" in last and "reward/in_band_share" in last
+    else:  # nothing valid: the empty window closed at once and the next iteration designed again
+        assert "reward/blend_mean" in first and "design/valid_rate" in last
     assert "eval/probe/accuracy" in last and "learn/designer_samples" in last
     assert (tmp_path / "run" / "checkpoints" / "latest").exists()

@@ -8,12 +8,15 @@ Usage::
     spadework eval --suite textarena --task TowerOfHanoi-v0 --max-turns 20 --json
     spadework eval --suite bfcl --task multi_turn_base --limit 20   # BFCL v4 multi-turn, offline
     spadework eval --suite bfcl --task single_turn --limit 100      # BFCL v4 single-turn, offline
+    spadework eval --suite bfcl --task single_turn --limit 100 --out runs/b.json --resume  # after a kill
     spadework eval --suite code --seeds 40                           # HumanEval, run in the sandbox
     spadework eval --suite probe --probe runs/run-1 --policy base --policy runs/run-2
 
 Every policy plays every (task, seed) item once, without a hint, greedily (temperature 0).
 The report (see ``spadework.eval.report``) is written to ``--out``, by default
-``RUN_DIR/eval/eval-<time>.json`` when a policy comes from a run, else ``runs/eval-<time>.json``.
+``RUN_DIR/eval/eval-<time>.json`` when a policy comes from a run, else ``runs/eval-<time>.json``;
+every item is journaled beside it as it is scored, and ``--resume`` plays only the items its
+journal lacks (``spadework.eval.journal``).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from rich.console import Console
 
 from spadework.config import CONFIG_FILE, add_set_option, load_config
 from spadework.errors import UsageError
+from spadework.eval.journal import Done, Journal, journal_path, open_journal, plan_of
 from spadework.eval.policies import BASE, PolicySpec, distinct_names, parse_policy_spec, play_policy
 from spadework.eval.probe import load_probe, probe_tasks
 from spadework.eval.report import (
@@ -77,6 +81,9 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
                              "environments) or a folder of environment files")
     parser.add_argument("--out", type=Path, help="the JSON report (default: RUN_DIR/eval/eval-<time>.json, "
                                                  "or runs/eval-<time>.json for base)")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue the evaluation --out names: the items its journal "
+                             "(OUT.items.jsonl) holds are kept, only the rest are played")
     parser.add_argument("--json", action="store_true", help="print the JSON report instead of tables")
     parser.set_defaults(run=cmd_eval)
     return parser
@@ -126,15 +133,20 @@ def _say(message: str) -> None:
     print(f"spadework eval: {message}", file=sys.stderr, flush=True)
 
 
-def _evaluate(spec: PolicySpec, tasks: tuple[TaskSpec, ...], seeds: tuple[int, ...]) -> PolicyEval:
-    _say(f"{spec.name}: {len(tasks)} tasks x {len(seeds)} seeds")
+def _evaluate(spec: PolicySpec, tasks: tuple[TaskSpec, ...], seeds: tuple[int, ...], journal: Journal,
+              done: Done) -> PolicyEval:
+    kept = done.get(spec.name, {})
+    _say(f"{spec.name}: {len(tasks)} tasks x {len(seeds)} seeds" + (f"; {len(kept)} items kept from "
+                                                                    f"{journal.path}" if kept else ""))
     start = time.perf_counter()
     def said(item: ItemResult) -> None:
+        journal.record(spec.name, item)
         verdict = "solved" if item.solved else "not solved"
-        _say(f"{spec.name}: {item.key} item {item.seed} ({item.entry}) {verdict} in "
-             f"{item.figures.get('seconds', 0):.0f} s")
+        seconds = item.figures.get("seconds")
+        _say(f"{spec.name}: {item.key} item {item.seed}" + (f" ({item.entry})" if item.entry else "")
+             + f" {verdict}" + (f" in {seconds:.0f} s" if seconds is not None else ""))
 
-    played = play_policy(spec, tasks, seeds, on_item=said)
+    played = play_policy(spec, tasks, seeds, on_item=said, done=kept)
     errors = played.result.errors
     note = f"; {errors} environment errors (counted unsolved)" if errors else ""
     _say(f"{spec.name}: done in {time.perf_counter() - start:.1f} s{note}")
@@ -155,9 +167,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
         UsageError: bad flags, a missing run or checkpoint, a missing package.
     """
     specs, tasks, seeds = _plan(args)
-    evals = [_evaluate(spec, tasks, seeds) for spec in specs]
+    if args.resume and args.out is None:
+        raise UsageError("--resume continues the evaluation whose report --out names; give --out")
+    out = args.out or default_out(specs, time.strftime("%Y%m%d-%H%M%S"))
+    journal, done = open_journal(journal_path(out), plan_of(specs), resume=args.resume)
+    evals = [_evaluate(spec, tasks, seeds, journal, done) for spec in specs]
     report = report_json(evals, datetime.now(UTC).isoformat(timespec="seconds"))
-    path = write_report(args.out or default_out(specs, time.strftime("%Y%m%d-%H%M%S")), report)
+    path = write_report(out, report)
     if args.json:
         print(json.dumps(report, indent=2))
         return 0

@@ -20,7 +20,7 @@ whose policy is ``openai`` or ``hf`` are not supported here (see ``ADAPTER_KINDS
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from enum import Enum
@@ -214,9 +214,11 @@ def load_eval_policy(
 
 def play_policy(spec: PolicySpec, tasks: Sequence[TaskSpec], seeds: Sequence[int],
                 build: Callable[[PolicySettings], Policy] = build_policy,
-                on_item: Callable[[ItemResult], None] | None = None) -> PolicyEval:
-    """Build ``spec``'s policy, play every (task, seed) item with its config's rollout settings
-    (``eval_rollout``), and close the policy; ``on_item`` hears of each BFCL item when it is scored."""
+                on_item: Callable[[ItemResult], None] | None = None,
+                done: Mapping[tuple[str, int], ItemResult] | None = None) -> PolicyEval:
+    """Build ``spec``'s policy, play every (task, seed) item not ``done`` with its config's rollout
+    settings (``eval_rollout``), and close the policy; ``on_item`` hears of each item when it is
+    scored (``evaluate``)."""
     section = spec.config.eval
     if any(t.suite is Suite.BFCL for t in tasks):  # an entry's function docs alone are 4k-9k tokens
         spec = replace(spec, config=with_context(spec.config, section.bfcl_n_ctx))
@@ -229,7 +231,7 @@ def play_policy(spec: PolicySpec, tasks: Sequence[TaskSpec], seeds: Sequence[int
                 require_packages(tasks)
                 opener = ProbeOpener(tasks, stack.enter_context(open_sandbox(spec.config)))
             result = evaluate(policy, tasks, seeds, eval_rollout(spec.config), opener, bfcl=bfcl,
-                              on_item=on_item)
+                              on_item=on_item, done=done)
     finally:
         policy.close()
     return PolicyEval(spec.name, spec.spec, result)

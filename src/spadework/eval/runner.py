@@ -8,7 +8,7 @@ item with score 0 (counted in ``EvalResult.errors``), never a crash of the evalu
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -265,6 +265,7 @@ def evaluate(
     opener: EnvOpener | None = None,
     bfcl: BfclSettings = DEFAULT_BFCL,
     on_item: Callable[[ItemResult], None] | None = None,
+    done: Mapping[tuple[str, int], ItemResult] | None = None,
 ) -> EvalResult:
     """Play every (task, seed) item once, without a hint, and collect the results.
 
@@ -276,7 +277,10 @@ def evaluate(
             replaced by the tasks' own (``held_out_rollout``).
         opener: builds the environments; default ``TaskOpener(tasks)`` (in this process).
         bfcl: how BFCL entries are played, after the other suites (``bfcl_items``).
-        on_item: told each BFCL item as soon as it is scored (entries take minutes on a CPU).
+        on_item: told each item once it is scored: a BFCL entry at once (entries take minutes on a
+            CPU), the other suites' items when their episodes end.
+        done: items already played, by task key and seed (a resumed evaluation's): taken as they
+            are, not played again.
 
     Returns:
         The result, with items in task order, then seed order.
@@ -293,24 +297,31 @@ def evaluate(
     if opener is None:
         require_packages(tasks)
         opener = TaskOpener(played)
+    done = {key: item for key, item in (done or {}).items() if key[1] in seeds}
     code = [t for t in played if t.suite is Suite.CODE]  # replies of their own length
-    items = [*play_items(policy, opener, [t for t in played if t not in code], seeds, rollout),
-             *play_items(policy, opener, code, seeds, code_rollout(rollout))]
+    new = [*play_items(policy, opener, [t for t in played if t not in code], seeds, rollout, done),
+           *play_items(policy, opener, code, seeds, code_rollout(rollout), done)]
+    for item in new:
+        if on_item is not None:
+            on_item(item)
     for task in (t for t in tasks if t.suite is Suite.BFCL):
-        for item in bfcl_items(policy, task, seeds, rollout, bfcl):
-            items.append(item)
+        left = [seed for seed in seeds if (task.key, seed) not in done]
+        for item in bfcl_items(policy, task, left, rollout, bfcl) if left else ():
+            new.append(item)
             if on_item is not None:
                 on_item(item)
     order = {t.key: n for n, t in enumerate(tasks)}
+    items = [*(i for i in done.values() if i.key in order), *new]
     played_bfcl = bfcl if any(t.suite is Suite.BFCL for t in tasks) else None
-    return EvalResult(tasks, seeds, tuple(sorted(items, key=lambda i: order[i.key])), played_bfcl)
+    return EvalResult(tasks, seeds, tuple(sorted(items, key=lambda i: (order[i.key], i.seed))), played_bfcl)
 
 
 def play_items(policy: Policy, opener: EnvOpener, tasks: Sequence[TaskSpec], seeds: Sequence[int],
-               rollout: RolloutConfig) -> list[ItemResult]:
-    """Every (task, seed) item of ``tasks`` played together through ``run_plays``, without a hint."""
+               rollout: RolloutConfig, done: Container[tuple[str, int]] = ()) -> list[ItemResult]:
+    """Every (task, seed) item of ``tasks`` not ``done`` played together through ``run_plays``,
+    without a hint."""
     jobs = [PlayJob(t.key, t.source or t.key, episode_seed(t, seed), Arm.NOHINT, t.form)
-            for t in tasks for seed in seeds]
+            for t in tasks for seed in seeds if (t.key, seed) not in done]
     if not jobs:
         return []
     specs = {t.key: t for t in tasks}
