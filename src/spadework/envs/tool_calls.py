@@ -89,6 +89,8 @@ def parse_calls(text: str) -> list[ToolCall]:
     [ToolCall(name='get', arguments={'id': 3}, positional=())]
     >>> parse_calls('Looking it up.\n```\n{"name": "get", "arguments": {"id": 3}}\n```')
     [ToolCall(name='get', arguments={'id': 3}, positional=())]
+    >>> parse_calls('{"name": "get", "arguments": {"id": 3}}}')  # a closing brace too many
+    [ToolCall(name='get', arguments={'id': 3}, positional=())]
     >>> parse_calls('{{"name": "get", "arguments": {"id": 3}}}\nDone? \\boxed{}')
     [ToolCall(name='get', arguments={'id': 3}, positional=())]
     >>> parse_calls("find(collection: 'books', value: 'Dune')")  # a tool list's colons
@@ -159,7 +161,7 @@ def _calls_in(text: str) -> list[ToolCall] | None:
     text = text.strip()
     if not text:
         return None
-    for candidate in (text, *_undoubled(text)):
+    for candidate in (text, *_undoubled(text), *_closed_early(text)):
         try:
             value = json.loads(candidate)
         except (ValueError, RecursionError):
@@ -205,6 +207,25 @@ def _undoubled(text: str) -> tuple[str, ...]:
     if not (text.startswith("{{") and text.endswith("}}")):
         return ()
     return text[1:-1], text.replace("{{", "{").replace("}}", "}")
+
+
+def _closed_early(text: str) -> tuple[str, ...]:
+    """The JSON object a text opens with when nothing but surplus closing braces follows it (the
+    1.5B after its warm start wrote ``{"name": ..., "arguments": {...}}}``); none for other text.
+
+    >>> _closed_early('{"name": "get", "arguments": {"id": 3}}}')
+    ('{"name": "get", "arguments": {"id": 3}}',)
+    >>> _closed_early('{"name": "get", "arguments": {"id": 3}} and then'), _closed_early('{"id": 3')
+    ((), ())
+    """
+    if not text.startswith("{"):
+        return ()
+    try:
+        _, end = json.JSONDecoder().raw_decode(text)
+    except (ValueError, RecursionError):
+        return ()
+    rest = text[end:].strip()
+    return (text[:end],) if rest and set(rest) == {"}"} else ()
 
 
 def _json_calls(value: dict | list) -> list[ToolCall] | None:
