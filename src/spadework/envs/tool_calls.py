@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -161,7 +162,7 @@ def _calls_in(text: str) -> list[ToolCall] | None:
     text = text.strip()
     if not text:
         return None
-    for candidate in (text, *_undoubled(text), *_closed_early(text)):
+    for candidate in _json_readings(text):
         try:
             value = json.loads(candidate)
         except (ValueError, RecursionError):
@@ -189,6 +190,13 @@ def _colons_as_equals(text: str) -> str:
     "find(collection= 'books', value= 'Dune')"
     """
     return COLON_ARGUMENT.sub(lambda m: f"{m.group(1)}=", text)
+
+
+def _json_readings(text: str) -> Iterator[str]:
+    """The text as it is, then (only if that did not read) its readings with doubled or surplus braces."""
+    yield text
+    yield from _undoubled(text)
+    yield from _closed_early(text)
 
 
 def _undoubled(text: str) -> tuple[str, ...]:

@@ -22,6 +22,7 @@ from spadework.eval.policies import PolicySpec
 from spadework.eval.runner import ItemResult
 from spadework.eval.tasks import Suite
 from spadework.rollout.records import EndReason
+from spadework.rundir import write_atomically
 
 SUFFIX = ".items.jsonl"
 ItemKey = tuple[str, int]
@@ -90,7 +91,7 @@ def open_journal(path: Path, plan: dict[str, str], *, resume: bool) -> tuple[Jou
     lines = path.read_text(encoding="utf-8").splitlines() if resume and path.is_file() else []
     if not lines:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({"plan": plan}) + "\n", encoding="utf-8")
+        write_atomically(path, json.dumps({"plan": plan}) + "\n")
         return Journal(path), {}
     header = _json(lines[0]) or {}
     if header.get("plan") != plan:
@@ -108,7 +109,7 @@ def open_journal(path: Path, plan: dict[str, str], *, resume: bool) -> tuple[Jou
             continue
         done.setdefault(str(data["policy"]), {})[(item.key, item.seed)] = item
         kept.append(line)
-    path.write_text("".join(f"{line}\n" for line in kept), encoding="utf-8")
+    write_atomically(path, "".join(f"{line}\n" for line in kept))  # a kill now loses no kept item
     return Journal(path), done
 
 

@@ -297,7 +297,8 @@ def evaluate(
     if opener is None:
         require_packages(tasks)
         opener = TaskOpener(played)
-    done = {key: item for key, item in (done or {}).items() if key[1] in seeds}
+    order = {t.key: n for n, t in enumerate(tasks)}
+    done = {key: item for key, item in (done or {}).items() if key[0] in order and key[1] in seeds}
     code = [t for t in played if t.suite is Suite.CODE]  # replies of their own length
     new = [*play_items(policy, opener, [t for t in played if t not in code], seeds, rollout, done),
            *play_items(policy, opener, code, seeds, code_rollout(rollout), done)]
@@ -310,8 +311,7 @@ def evaluate(
             new.append(item)
             if on_item is not None:
                 on_item(item)
-    order = {t.key: n for n, t in enumerate(tasks)}
-    items = [*(i for i in done.values() if i.key in order), *new]
+    items = [*done.values(), *new]
     played_bfcl = bfcl if any(t.suite is Suite.BFCL for t in tasks) else None
     return EvalResult(tasks, seeds, tuple(sorted(items, key=lambda i: (order[i.key], i.seed))), played_bfcl)
 
