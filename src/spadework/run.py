@@ -25,6 +25,7 @@ from spadework.eval.probe import load_probe, probe_tasks
 from spadework.eval.tasks import TaskSpec, configured_tasks
 from spadework.learn.checkpoint import drop_uncommitted
 from spadework.learn.distributed import is_follower
+from spadework.learn.model import adapter_weights_file
 from spadework.loop import Loop, LoopState, Reporter, SilentReporter
 from spadework.metered import MeteredPolicy
 from spadework.outcomes import play_seeds
@@ -107,6 +108,8 @@ def run(
     if is_follower():
         return follow_run(config, run_dir)
     held_out = held_out_tasks(config) if config.eval.every else ()  # checked before any write
+    if config.learn.enabled and config.learn.init_adapter:
+        adapter_weights_file(Path(config.learn.init_adapter))
     config = prepare_run_dir(run_dir, config, resume)
     with Archive.open(run_dir) as archive:
         last = archive.last_iteration()
@@ -131,6 +134,8 @@ def run(
             replay(trackers, committed)  # what the trackers missed (all of it, when newly turned on)
             if trainer is not None and last is not None:
                 trainer.restore(last[0])
+            elif trainer is not None:
+                trainer.start()  # learn.init_adapter's weights, served
             sandbox = closing.enter_context(open_sandbox(config))
             pool = load_pool(config.designer.fixed_pool, sandbox)[0] if config.designer.fixed_pool else ()
             warm = (warm_start(trainer, config, sandbox, pool, reporter)

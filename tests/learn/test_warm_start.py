@@ -1,6 +1,8 @@
-"""The supervised warm start (``[learn] warm_start``): the pool's tool worlds demonstrated by their own
-solutions, the agent updated on them before the first iteration, checkpointed on its own, evaluated
-by name, and never done twice by a run that crashed after it."""
+"""Where a run's adapter starts. The supervised warm start (``[learn] warm_start``): the pool's tool
+worlds demonstrated by their own solutions, the agent updated on them before the first iteration,
+checkpointed on its own, evaluated by name, and never done twice by a run that crashed after it.
+Another run's adapter (``[learn] init_adapter``): loaded, recorded as ``checkpoints/start`` and
+served; one of another shape or model refused with what to change."""
 
 from __future__ import annotations
 
@@ -16,7 +18,9 @@ import spadework.run as run_module  # noqa: E402
 from spadework.config import load_config  # noqa: E402
 from spadework.errors import ConfigError  # noqa: E402
 from spadework.eval.policies import PolicySource, parse_policy_spec  # noqa: E402
-from spadework.learn.checkpoint import CHECKPOINTS_DIR, WARM_START, checkpoints  # noqa: E402
+from spadework.learn.checkpoint import CHECKPOINTS_DIR, START, WARM_START, checkpoints  # noqa: E402
+from spadework.learn.model import load_adapter_weights, tiny_model, with_lora  # noqa: E402
+from spadework.learn.trainer import Trainer  # noqa: E402
 from spadework.run import run  # noqa: E402
 
 SHELF = '''
@@ -87,3 +91,70 @@ def test_a_run_that_crashed_after_its_warm_start_loads_it_instead_of_training_ag
 def test_a_warm_start_with_no_worlds_to_demonstrate_is_refused():
     with pytest.raises(ConfigError, match="warm_start_worlds"):
         load_config(None, {"learn.enabled": True, "learn.warm_start": 2})
+
+PROJECTIONS = ("q_proj", "k_proj", "v_proj", "o_proj")
+
+
+@pytest.fixture
+def saved_adapter(tmp_path: Path) -> Path:
+    """A rank-8 adapter of the tiny model with every weight set (a fresh one's B is zero), saved
+    the way a checkpoint holds it."""
+    import torch
+
+    model = with_lora(tiny_model(), rank=8, alpha=16.0, dropout=0.0, targets=PROJECTIONS)
+    torch.manual_seed(1)
+    with torch.no_grad():
+        for name, weight in model.named_parameters():
+            if "lora_" in name:
+                weight.copy_(torch.randn_like(weight) * 0.01)
+    folder = tmp_path / "elsewhere" / "checkpoints" / "warm-start"
+    model.save_pretrained(str(folder / "adapter"))
+    return folder
+
+
+def adapter_tensors(folder: Path) -> dict:
+    from safetensors.torch import load_file
+
+    return load_file(str(folder / "adapter" / "adapter_model.safetensors"))
+
+
+@pytest.mark.timeout(300)
+def test_a_run_starts_from_another_runs_adapter_records_it_and_serves_it(
+        tmp_path: Path, pool: Path, saved_adapter: Path, monkeypatch):
+    served = []
+    publish = Trainer.publish
+    monkeypatch.setattr(Trainer, "publish", lambda self, at: served.append(at) or publish(self, at))
+    settings = {"learn.warm_start": 0, "learn.init_adapter": str(saved_adapter)}
+    run(config(pool, **settings), tmp_path / "run")
+    start = tmp_path / "run" / CHECKPOINTS_DIR / START
+    assert served[0] == start  # served before the first iteration plays
+    given, recorded = adapter_tensors(saved_adapter), adapter_tensors(start)
+    assert given.keys() == recorded.keys() and len(given) == 16  # A and B of four projections, two layers
+    assert all(recorded[k].equal(given[k]) for k in given)
+    assert json.loads((start / "loop.json").read_text()) == {"init_adapter": str(saved_adapter)}
+    assert parse_policy_spec(str(start)).checkpoint == start
+
+
+def test_an_adapter_of_another_shape_is_refused_with_the_fields_to_change(saved_adapter: Path):
+    model = with_lora(tiny_model(), rank=4, alpha=16.0, dropout=0.0, targets=("q_proj", "v_proj"))
+    with pytest.raises(ConfigError, match="rank 8 adapter .* set learn.lora_rank"):
+        load_adapter_weights(model, saved_adapter, rank=4, alpha=16.0, targets=("q_proj", "v_proj"))
+
+
+def test_an_adapter_of_another_model_is_refused(saved_adapter: Path):
+    from safetensors.torch import save_file
+
+    tensors = adapter_tensors(saved_adapter)
+    key = next(iter(tensors))
+    tensors[key] = tensors[key][:, :-1].contiguous()  # another width: another model's projection
+    save_file(tensors, str(saved_adapter / "adapter" / "adapter_model.safetensors"))
+    model = with_lora(tiny_model(), rank=8, alpha=16.0, dropout=0.0, targets=PROJECTIONS)
+    with pytest.raises(ConfigError, match="trained on another model"):
+        load_adapter_weights(model, saved_adapter, rank=8, alpha=16.0, targets=PROJECTIONS)
+
+
+def test_a_missing_start_adapter_stops_the_run_before_it_writes_anything(tmp_path: Path, pool: Path):
+    settings = {"learn.warm_start": 0, "learn.init_adapter": str(tmp_path / "nowhere")}
+    with pytest.raises(ConfigError, match="holds no adapter_model.safetensors"):
+        run(config(pool, **settings), tmp_path / "run")
+    assert not (tmp_path / "run").exists()

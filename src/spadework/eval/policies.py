@@ -40,6 +40,7 @@ from spadework.learn.checkpoint import (
     GGUF_ADAPTER,
     LATEST,
     NAME,
+    START,
     WARM_START,
     checkpoints,
     latest_checkpoint,
@@ -89,7 +90,7 @@ def _run_and_checkpoint(path: Path) -> tuple[Path, Path | None]:
     """The run directory a path names, and the checkpoint it asks for (None: the newest)."""
     if path.parent.name == CHECKPOINTS_DIR and path.name == LATEST:
         return path.parent.parent, None
-    if path.parent.name == CHECKPOINTS_DIR and (NAME.match(path.name) or path.name == WARM_START):
+    if path.parent.name == CHECKPOINTS_DIR and (NAME.match(path.name) or path.name in (WARM_START, START)):
         return path.parent.parent, path
     return path, None
 
@@ -110,9 +111,10 @@ def _checkpoint(run_dir: Path, asked: Path | None) -> Path:
 
 
 def _newest(run_dir: Path) -> Path | None:
-    """The newest complete checkpoint of an iteration, else the warm start's, else None."""
-    warm = warm_start_folder(run_dir)
-    return latest_checkpoint(run_dir) or (warm if warm.is_dir() else None)
+    """The newest complete checkpoint of an iteration, else the warm start's, else the start's
+    (``learn.init_adapter``), else None."""
+    named = [warm_start_folder(run_dir), run_dir / CHECKPOINTS_DIR / START]
+    return latest_checkpoint(run_dir) or next((folder for folder in named if folder.is_dir()), None)
 
 
 def parse_policy_spec(text: str, config_file: Path | None = None) -> PolicySpec:

@@ -30,6 +30,9 @@ NAME = re.compile(r"^iteration-(\d{4,})$")
 WARM_START = "warm-start"
 """The checkpoint of the supervised warm start, taken before the first iteration (``[learn]
 warm_start``): kept beside the iterations' and never pruned, so it can be evaluated on its own."""
+START = "start"
+"""The adapter a run began from (``[learn] init_adapter``), as the learner loaded it: kept beside
+the iterations' and never pruned, so a run shows what it started from and can be paired against it."""
 
 
 def checkpoint_name(iteration: int) -> str:
@@ -78,15 +81,15 @@ def warm_start_folder(run_dir: Path) -> Path:
     return run_dir / CHECKPOINTS_DIR / WARM_START
 
 
-def write_warm_start(run_dir: Path, save: Callable[[Path], None], summary: dict[str, Any]) -> Path:
-    """Write the warm start's checkpoint atomically, with ``summary`` (what it trained on) as its
-    loop state; returns its folder."""
-    final = warm_start_folder(run_dir)
+def write_named(run_dir: Path, name: str, save: Callable[[Path], None], loop_state: dict[str, Any]) -> Path:
+    """Write a checkpoint that is not an iteration's (``WARM_START``, ``START``) atomically, with
+    ``loop_state`` (what it was made from); returns its folder. Never pruned."""
+    final = run_dir / CHECKPOINTS_DIR / name
     final.parent.mkdir(parents=True, exist_ok=True)
     with atomic_path(final) as partial:
         partial.mkdir()
         save(partial)
-        (partial / LOOP_STATE_FILE).write_text(json.dumps(summary, sort_keys=True), encoding="utf-8")
+        (partial / LOOP_STATE_FILE).write_text(json.dumps(loop_state, sort_keys=True), encoding="utf-8")
     return final
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from spadework.errors import ConfigError, PolicyError
+from spadework.learn.checkpoint import ADAPTER_DIR
 from spadework.policy.hf import (
     HF_CACHE,
     SPECIALS,
@@ -35,8 +36,11 @@ from spadework.policy.hf import (
 from spadework.policy.models import PRESETS, resolve_model
 from spadework.rundir import atomic_path
 
-__all__ = ["HF_CACHE", "SPECIALS", "TINY", "ByteTokenizer", "HFTokenizer", "LoadedModel", "hf_copy",
-           "load_base", "tiny_model", "with_lora"]
+__all__ = ["HF_CACHE", "SPECIALS", "TINY", "ByteTokenizer", "HFTokenizer", "LoadedModel",
+           "adapter_weights_file", "hf_copy", "load_adapter_weights", "load_base", "tiny_model", "with_lora"]
+
+ADAPTER_WEIGHTS = "adapter_model.safetensors"
+"""The weights file PEFT saves in an adapter folder."""
 
 
 def hf_copy(gguf: Path, cache_dir: Path | None = None) -> Path:
@@ -91,3 +95,49 @@ def with_lora(model: Any, *, rank: int, alpha: float, dropout: float, targets: t
     config = LoraConfig(r=rank, lora_alpha=alpha, lora_dropout=dropout,  # type: ignore[arg-type]
                         target_modules=list(targets), bias="none", task_type="CAUSAL_LM")
     return get_peft_model(model, config)
+
+
+def adapter_weights_file(folder: Path) -> Path:
+    """The PEFT weights file of ``folder``: a checkpoint (its ``adapter/``) or an adapter folder.
+
+    Raises:
+        ConfigError: neither holds ``adapter_model.safetensors``.
+    """
+    for candidate in (folder / ADAPTER_DIR / ADAPTER_WEIGHTS, folder / ADAPTER_WEIGHTS):
+        if candidate.is_file():
+            return candidate
+    raise ConfigError(f"learn.init_adapter {str(folder)!r} holds no {ADAPTER_WEIGHTS} (nor does its "
+                      "adapter/): give a checkpoint folder such as results/tool-learning-1.5b/checkpoints/"
+                      "warm-start (paths are read from the working directory)")
+
+
+def load_adapter_weights(model: Any, folder: Path, *, rank: int, alpha: float,
+                         targets: tuple[str, ...]) -> None:
+    """Start ``model``'s LoRA adapter (from ``with_lora``) from the weights saved in ``folder``
+    (``adapter_weights_file``), which must be of the same shape: rank, alpha, projections, base model.
+
+    Raises:
+        ConfigError: the saved adapter is of another shape or another model (what to change).
+    """
+    import json
+
+    from peft import set_peft_model_state_dict
+    from safetensors.torch import load_file
+
+    weights = adapter_weights_file(folder)
+    name = f"learn.init_adapter {str(folder)!r}"
+    saved = json.loads((weights.parent / "adapter_config.json").read_text(encoding="utf-8"))
+    shape = (int(saved.get("r", 0)), float(saved.get("lora_alpha", 0)),
+             sorted(saved.get("target_modules") or ()))
+    if shape != (rank, float(alpha), sorted(targets)):
+        raise ConfigError(f"{name} is a rank {shape[0]} adapter (alpha {shape[1]:g}) on {shape[2]}; set "
+                          "learn.lora_rank, learn.lora_alpha and learn.lora_targets to match")
+    try:
+        result: Any = set_peft_model_state_dict(model, load_file(str(weights)))
+    except RuntimeError as exc:
+        reason = str(exc).strip().splitlines()[-1].strip()[:200]
+        raise ConfigError(f"{name} was trained on another model than the learner's ({reason}); "
+                          "start from an adapter of this model") from None
+    if result.unexpected_keys:
+        raise ConfigError(f"{name} has weights this model lacks ({result.unexpected_keys[0]}, ...): "
+                          "it was trained on another model")

@@ -70,6 +70,9 @@ class AdapterSettings(Section):
     lora_dropout: float = Field(0.0, ge=0.0, lt=1.0, description="dropout on the LoRA path")
     lora_targets: tuple[str, ...] = Field(("q_proj", "k_proj", "v_proj", "o_proj"), min_length=1,
                                           description="projections that get an adapter")
+    init_adapter: str | None = Field(None, description="a checkpoint (or adapter) folder the adapter starts "
+                                     "from, of the same model and shape, e.g. another run's warm start; "
+                                     "None: a fresh adapter")
     max_sample_tokens: int = Field(3072, ge=64, description="longer samples are cut")
     keep_checkpoints: int = Field(2, ge=1, description="newest checkpoints kept in the run directory")
 

@@ -16,14 +16,16 @@ from typing import Any
 from spadework.designer import Design
 from spadework.learn.checkpoint import (
     LOOP_STATE_FILE,
+    START,
+    WARM_START,
     checkpoints,
     warm_start_folder,
     write_checkpoint,
-    write_warm_start,
+    write_named,
 )
 from spadework.learn.distributed import Channel
 from spadework.learn.learner import Learner
-from spadework.learn.model import LoadedModel, with_lora
+from spadework.learn.model import LoadedModel, load_adapter_weights, with_lora
 from spadework.learn.samples import (
     TrainSample,
     agent_samples,
@@ -63,6 +65,9 @@ class Trainer:
         """A trainer of a LoRA adapter on ``base`` (with a channel to followers under ``accelerator``)."""
         model = with_lora(base.model, rank=settings.lora_rank, alpha=settings.lora_alpha,
                           dropout=settings.lora_dropout, targets=settings.lora_targets)
+        if settings.init_adapter:  # in every learner process, before any shards it
+            load_adapter_weights(model, Path(settings.init_adapter), rank=settings.lora_rank,
+                                 alpha=settings.lora_alpha, targets=settings.lora_targets)
         learner = Learner(model, base.tokenizer, settings.learner, accelerator)
         channel = Channel(accelerator) if accelerator is not None else None
         return cls(learner, base.tokenizer, settings, sync, run_dir, channel)
@@ -142,8 +147,18 @@ class Trainer:
         summary["warm_start/update_s"] = sum(step["learn/update_s"] for p in steps for step in p)
         if "learn/kl" in steps[-1][-1]:
             summary["warm_start/kl"] = steps[-1][-1]["learn/kl"]
-        self.publish(write_warm_start(self.run_dir, self._save, summary))
+        self.publish(write_named(self.run_dir, WARM_START, self._save, summary))
         return summary
+
+    def start(self) -> Path | None:
+        """A new run's first adapter: with ``init_adapter``, the weights ``build`` loaded are saved
+        as ``checkpoints/start`` (what the run began from, whatever becomes of the folder named)
+        and served; its folder. A fresh adapter needs neither (None)."""
+        if not self.settings.init_adapter:
+            return None
+        folder = write_named(self.run_dir, START, self._save, {"init_adapter": self.settings.init_adapter})
+        self.publish(folder)
+        return folder
 
     def restore_warm_start(self) -> dict[str, float] | None:
         """Load and serve the warm start's checkpoint; its metrics, or None when there is none."""
