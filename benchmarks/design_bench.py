@@ -7,6 +7,10 @@ message, then valid first attempts and valid after retries. The last line is one
 
     python benchmarks/design_bench.py [--form tool] [--designs 6] [--attempts 3] [--temperature 0.3]
                                       [--set policy.model=qwen2.5-coder-0.5b] [--replies DIR]
+                                      [--policy RUN_DIR/checkpoints/warm-start]
+
+``--policy`` designs with a checkpoint's adapter (as ``spadework eval --policy`` names one; its run's
+config, with ``--set`` on top): whether training one role changed what the other writes.
 
 ``--replies DIR`` keeps every reply as DIR/<design>-a<attempt>.md (for reading what failed).
 """
@@ -17,14 +21,16 @@ import argparse
 import json
 import time
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
-from spadework.config import load_config, parse_assignment
+from spadework.config import parse_assignment
 from spadework.corpus import CorpusSampler, cut_to_budget, open_corpus
-from spadework.designer import MemoryDigest, checks_with_novelty, design_batch, run_index
+from spadework.designer import DesignRequest, DesignSettings, MemoryDigest, design_batch, run_index
 from spadework.designer.prompts import DesignForm
-from spadework.engines import policy_settings, sampling
-from spadework.policy import build_policy
+from spadework.engines import sampling
+from spadework.eval.command import with_overrides
+from spadework.eval.policies import load_eval_policy, parse_policy_spec
 from spadework.sandbox import Sandbox
 
 
@@ -38,23 +44,27 @@ def main() -> None:
     parser.add_argument("--set", dest="sets", action="append", default=[], metavar="SECTION.FIELD=VALUE",
                         help="any config field (e.g. policy.model=qwen2.5-coder-0.5b)")
     parser.add_argument("--replies", type=Path, help="keep every reply in this folder")
+    parser.add_argument("--policy", default="base", help="'base' or a checkpoint, as spadework eval takes")
     args = parser.parse_args()
 
-    config = load_config(None, dict(parse_assignment(text) for text in args.sets))
+    overrides = dict(parse_assignment(text) for text in args.sets)
+    spec = with_overrides(parse_policy_spec(args.policy), None, overrides)
+    config = spec.config
     designer = config.designer
     corpus_sampler = CorpusSampler(open_corpus(config.corpus.path), seed=config.run.seed)
     drawn = [corpus_sampler.sample() for _ in range(args.designs)]
-    documents = [(d.id, cut_to_budget(d.text, config.corpus.max_doc_tokens), d.domain) for d in drawn]
-    policy = build_policy(policy_settings(config))
-    novelty = run_index([], threshold=designer.novelty_threshold)
+    form = DesignForm(args.form)
+    budget = config.corpus.max_doc_tokens
+    requests = [DesignRequest(f"d{k}", replace(d, text=cut_to_budget(d.text, budget)), form)
+                for k, d in enumerate(drawn)]
+    policy = load_eval_policy(spec)
     role = designer.sampling.model_copy(update={"temperature": args.temperature})
+    settings = DesignSettings(sampling=sampling(role, seed=config.run.seed), max_attempts=args.attempts,
+                              novelty=run_index([], threshold=designer.novelty_threshold),
+                              temperature_step=designer.repair_temperature_step, retry=designer.retry)
     start = time.perf_counter()
     with Sandbox() as sandbox:
-        designs = design_batch(
-            policy, sandbox, documents, MemoryDigest(), sampling=sampling(role, seed=config.run.seed),
-            design_ids=[f"d{k}" for k in range(len(documents))], max_attempts=args.attempts,
-            checks=checks_with_novelty(novelty), novelty=novelty, form=DesignForm(args.form),
-            temperature_step=designer.repair_temperature_step, retry=designer.retry)
+        designs = design_batch(policy, sandbox, requests, MemoryDigest(), settings)
     seconds = time.perf_counter() - start
 
     failures: Counter[str] = Counter()
@@ -73,10 +83,10 @@ def main() -> None:
     valid = sum(d.valid for d in designs)
     print(f"{args.form}: {first} of {len(designs)} valid at the first attempt, {valid} after retries, "
           f"{seconds:.0f} s; failed checks: {dict(failures)}")
-    print(json.dumps({"form": args.form, "model": config.policy.model, "designs": len(designs),
-                      "valid_first": first, "valid": valid, "attempts": args.attempts,
-                      "temperature": args.temperature, "seconds": round(seconds, 1),
-                      "failed_checks": dict(failures)}))
+    print(json.dumps({"form": args.form, "model": config.policy.model, "policy": args.policy,
+                      "designs": len(designs), "valid_first": first, "valid": valid,
+                      "attempts": args.attempts, "temperature": args.temperature,
+                      "seconds": round(seconds, 1), "failed_checks": dict(failures)}))
 
 
 if __name__ == "__main__":
