@@ -23,7 +23,7 @@ from spadework.engines import (
 from spadework.errors import UsageError
 from spadework.eval.probe import load_probe, probe_tasks
 from spadework.eval.tasks import TaskSpec, configured_tasks
-from spadework.learn.checkpoint import drop_uncommitted
+from spadework.learn.checkpoint import drop_uncommitted, start_source
 from spadework.learn.distributed import is_follower
 from spadework.learn.model import adapter_weights_file
 from spadework.loop import Loop, LoopState, Reporter, SilentReporter
@@ -109,7 +109,7 @@ def run(
         return follow_run(config, run_dir)
     held_out = held_out_tasks(config) if config.eval.every else ()  # checked before any write
     if config.learn.enabled and config.learn.init_adapter:
-        adapter_weights_file(Path(config.learn.init_adapter))
+        adapter_weights_file(start_source(run_dir, config.learn.init_adapter))
     config = prepare_run_dir(run_dir, config, resume)
     with Archive.open(run_dir) as archive:
         last = archive.last_iteration()

@@ -7,6 +7,7 @@ served; one of another shape or model refused with what to change."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -133,6 +134,9 @@ def test_a_run_starts_from_another_runs_adapter_records_it_and_serves_it(
     assert all(recorded[k].equal(given[k]) for k in given)
     assert json.loads((start / "loop.json").read_text()) == {"init_adapter": str(saved_adapter)}
     assert parse_policy_spec(str(start)).checkpoint == start
+    shutil.rmtree(saved_adapter)  # a resumed run needs only its own record of where it began
+    run(config(pool, **settings, **{"run.iterations": 2}), tmp_path / "run", resume=True)
+    assert list(checkpoints(tmp_path / "run"))[-1] == 1
 
 
 def test_an_adapter_of_another_shape_is_refused_with_the_fields_to_change(saved_adapter: Path):

@@ -81,6 +81,13 @@ def warm_start_folder(run_dir: Path) -> Path:
     return run_dir / CHECKPOINTS_DIR / WARM_START
 
 
+def start_source(run_dir: Path, init_adapter: str) -> Path:
+    """Where a run's adapter starts from (``[learn] init_adapter``): the run's own record of it
+    (``checkpoints/start``) once written, so a resumed run does not need the folder first named."""
+    recorded = run_dir / CHECKPOINTS_DIR / START
+    return recorded if recorded.is_dir() else Path(init_adapter)
+
+
 def write_named(run_dir: Path, name: str, save: Callable[[Path], None], loop_state: dict[str, Any]) -> Path:
     """Write a checkpoint that is not an iteration's (``WARM_START``, ``START``) atomically, with
     ``loop_state`` (what it was made from); returns its folder. Never pruned."""

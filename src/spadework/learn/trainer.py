@@ -19,6 +19,7 @@ from spadework.learn.checkpoint import (
     START,
     WARM_START,
     checkpoints,
+    start_source,
     warm_start_folder,
     write_checkpoint,
     write_named,
@@ -66,7 +67,7 @@ class Trainer:
         model = with_lora(base.model, rank=settings.lora_rank, alpha=settings.lora_alpha,
                           dropout=settings.lora_dropout, targets=settings.lora_targets)
         if settings.init_adapter:  # in every learner process, before any shards it
-            load_adapter_weights(model, Path(settings.init_adapter), rank=settings.lora_rank,
+            load_adapter_weights(model, start_source(run_dir, settings.init_adapter), rank=settings.lora_rank,
                                  alpha=settings.lora_alpha, targets=settings.lora_targets)
         learner = Learner(model, base.tokenizer, settings.learner, accelerator)
         channel = Channel(accelerator) if accelerator is not None else None
