@@ -57,7 +57,7 @@ examples: setup
 test: setup vllm docs
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/mypy src/spadework
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q --durations=20
 
 # The documentation site (docs/, mkdocs.yml) into site/; --strict: a broken link or reference fails.
 docs: setup
