@@ -58,3 +58,4 @@ def test_one_window_of_the_coevolution_recipe_with_the_real_model(tmp_path: Path
         assert "design/valid_rate" in last
     assert "eval/probe/accuracy" in last and "learn/designer_samples" in last
     assert (tmp_path / "run" / "checkpoints" / "latest").exists()
+    assert (tmp_path / "run" / "checkpoints" / "start" / "adapter").is_dir()  # began from the warm start

@@ -64,6 +64,7 @@ def test_the_coevolution_experiment_runs_windows_with_both_roles_trained(tmp_pat
         "policy.kind": "scripted", "run.iterations": 4, "run.designs": 2, "run.plays": 2, "run.hint_plays": 2,
         "eval.every": 2, "eval.seeds": 1, "learn.model": "tiny", "learn.min_tokens": 0,
         "learn.max_sample_tokens": 60_000,  # the tiny learner's tokens are bytes: a design prompt is many
+        "learn.init_adapter": "",  # the config's start is the 1.5B's adapter; the tiny learner's is fresh
         "sandbox.pool_size": 2, "diversity.embedder": "hashing"})
     summary = run(config, tmp_path / "run")
     assert summary.iterations == 4 and summary.metrics[-1]["learn/updates"] == 2
