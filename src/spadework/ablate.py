@@ -110,7 +110,9 @@ def markdown_table(rows: Sequence[AblationRow]) -> str:
 class HeldOut:
     """Each arm's held-out accuracy (overall, with its 95% interval): its newest checkpoint, or the
     base policy for an arm that did not train (evaluated once for all such arms). The report goes
-    into the arm's run too (``RUN_DIR/eval/eval-ablate.json``), so that run's report shows it."""
+    into the arm's run too (``RUN_DIR/eval/eval-ablate.json``), so that run's report shows it, and
+    an ablation run again (to resume its other arms) reads it back instead of playing it again when
+    it measured the same checkpoint on as many seeds."""
 
     def __init__(self, seeds: int):
         self.seeds = seeds
@@ -120,11 +122,17 @@ class HeldOut:
         """The arm's overall held-out accuracy and its 95% interval."""
         spec = parse_policy_spec(str(run_dir))  # its newest checkpoint, or its untrained model
         key = str(spec.checkpoint) if spec.checkpoint else f"untrained {config.policy.model_dump_json()}"
+        measured = {"of": key, "seeds": self.seeds}
+        saved = run_dir / EVAL_DIR / "eval-ablate.json"
+        if key not in self.reports and saved.is_file():
+            report = json.loads(saved.read_text(encoding="utf-8"))
+            if report.get("measured") == measured:
+                self.reports[key] = report
         if key not in self.reports:
-            self.reports[key] = self.evaluate(spec, config)
+            self.reports[key] = {**self.evaluate(spec, config), "measured": measured}
         [played] = self.reports[key]["policies"]
         own = {**self.reports[key], "policies": [{**played, "name": spec.name, "spec": spec.spec}]}
-        write_report(run_dir / EVAL_DIR / "eval-ablate.json", own)
+        write_report(saved, own)
         overall = played["overall"]
         return overall["accuracy"], overall["ci_low"], overall["ci_high"]
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from spadework.ablate import Ablation, markdown_table
+from spadework.ablate import Ablation, HeldOut, markdown_table
 from spadework.archive import Archive
 from spadework.cli import main
 from spadework.engines import measure_run
@@ -109,7 +109,11 @@ def sizes(out: Path) -> dict[Ablation, int]:
     return counts
 
 
-def test_running_again_resumes_instead_of_repeating(ablation: Path, capsys):
+def test_running_again_resumes_instead_of_repeating(ablation: Path, capsys, monkeypatch):
+    def never(*args):
+        raise AssertionError("an arm's held-out evaluation was played again")
+
+    monkeypatch.setattr(HeldOut, "evaluate", never)  # each arm's report says what it measured
     before = sizes(ablation)
     table = (ablation / "ablation.md").read_text()
     config = str(ablation.parent / "small.toml")
