@@ -76,6 +76,7 @@ def test_the_coevolution_experiment_runs_windows_with_both_roles_trained(tmp_pat
     assert all("design/valid_rate/answer" in m and "design/valid_rate/records" in m for m in opening)
     assert any(m.get("replay/count", 0) > 0 for m in summary.metrics[2:])
     assert sum("eval/probe/accuracy" in m for m in summary.metrics) == 2
+    assert list((tmp_path / "run" / "tensorboard").glob("**/events.out.tfevents.*"))  # for TensorBoard
     plots, top, table = (benchmark_script(name) for name in ("plots", "top_designs", "window_table"))
     windows = table.windows(tmp_path / "run")
     assert [w["window"] for w in windows] == ["0-1", "2-3"] and windows[1]["eval/probe/accuracy"] >= 0
