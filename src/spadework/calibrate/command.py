@@ -65,7 +65,7 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
                              "ranked)")
     parser.add_argument("--policy", default=BASE, metavar="SPEC",
                         help="'base', RUN_DIR, RUN_DIR/checkpoints/latest or "
-                             "RUN_DIR/checkpoints/iteration-NNNN (or warm-start) (default: base)")
+                             "RUN_DIR/checkpoints/iteration-NNNN (or warm-start, start) (default: base)")
     parser.add_argument("--config", type=Path, help="the config of 'base' (default: built-in defaults)")
     add_set_option(parser, "changes the policy's config (base's: --config or the defaults; a run's: its "
                            "config.toml)")

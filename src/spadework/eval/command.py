@@ -61,8 +61,8 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
                                  "the same items.")
     parser.add_argument("--policy", action="append", metavar="SPEC",
                         help="'base', RUN_DIR, RUN_DIR/checkpoints/latest or "
-                             "RUN_DIR/checkpoints/iteration-NNNN (or warm-start); twice to compare two "
-                             "(default: base)")
+                             "RUN_DIR/checkpoints/iteration-NNNN (or warm-start, start); twice to compare "
+                             "two (default: base)")
     parser.add_argument("--config", type=Path, help="the config of 'base' (default: built-in defaults)")
     add_set_option(parser, "changes every policy's config (base's: --config or the defaults; a run's: its "
                            "config.toml)")

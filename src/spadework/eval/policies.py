@@ -133,8 +133,8 @@ def parse_policy_spec(text: str, config_file: Path | None = None) -> PolicySpec:
     run_dir, asked = _run_and_checkpoint(Path(text))
     if not run_dir.is_dir():
         raise UsageError(f"--policy {text}: no run directory {run_dir}; give 'base', RUN_DIR, "
-                         "RUN_DIR/checkpoints/latest, RUN_DIR/checkpoints/iteration-NNNN or "
-                         "RUN_DIR/checkpoints/warm-start")
+                         "RUN_DIR/checkpoints/latest, RUN_DIR/checkpoints/iteration-NNNN, "
+                         "RUN_DIR/checkpoints/warm-start or RUN_DIR/checkpoints/start")
     if not (run_dir / CONFIG_FILE).is_file():
         raise UsageError(f"--policy {text}: {run_dir} has no {CONFIG_FILE}; is it a run directory?")
     config = load_config(run_dir / CONFIG_FILE)
