@@ -93,6 +93,7 @@ def test_a_warm_start_with_no_worlds_to_demonstrate_is_refused():
     with pytest.raises(ConfigError, match="warm_start_worlds"):
         load_config(None, {"learn.enabled": True, "learn.warm_start": 2})
 
+
 PROJECTIONS = ("q_proj", "k_proj", "v_proj", "o_proj")
 
 

@@ -44,7 +44,7 @@ from spadework.learn.checkpoint import (
     WARM_START,
     checkpoints,
     latest_checkpoint,
-    warm_start_folder,
+    named_folder,
 )
 from spadework.policy.base import Policy
 from spadework.policy.settings import PolicyKind, PolicySettings, build_policy
@@ -113,7 +113,7 @@ def _checkpoint(run_dir: Path, asked: Path | None) -> Path:
 def _newest(run_dir: Path) -> Path | None:
     """The newest complete checkpoint of an iteration, else the warm start's, else the start's
     (``learn.init_adapter``), else None."""
-    named = [warm_start_folder(run_dir), run_dir / CHECKPOINTS_DIR / START]
+    named = [named_folder(run_dir, WARM_START), named_folder(run_dir, START)]
     return latest_checkpoint(run_dir) or next((folder for folder in named if folder.is_dir()), None)
 
 

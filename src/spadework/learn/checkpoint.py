@@ -22,6 +22,8 @@ CHECKPOINTS_DIR = "checkpoints"
 LOOP_STATE_FILE = "loop.json"
 ADAPTER_DIR = "adapter"
 """A checkpoint's PEFT adapter folder."""
+ADAPTER_WEIGHTS = "adapter_model.safetensors"
+"""The weights file PEFT saves in an adapter folder."""
 GGUF_ADAPTER = "adapter.gguf"
 """A checkpoint's adapter as a GGUF LoRA file (for llama.cpp), written when first needed."""
 LATEST = "latest"
@@ -76,22 +78,28 @@ def write_checkpoint(run_dir: Path, iteration: int, save: Callable[[Path], None]
     return final
 
 
+def named_folder(run_dir: Path, name: str) -> Path:
+    """Where a run's checkpoint that is not an iteration's (``WARM_START``, ``START``) is, whether or
+    not it was written."""
+    return run_dir / CHECKPOINTS_DIR / name
+
+
 def warm_start_folder(run_dir: Path) -> Path:
     """Where a run's warm-start checkpoint is (whether or not it was written)."""
-    return run_dir / CHECKPOINTS_DIR / WARM_START
+    return named_folder(run_dir, WARM_START)
 
 
 def start_source(run_dir: Path, init_adapter: str) -> Path:
     """Where a run's adapter starts from (``[learn] init_adapter``): the run's own record of it
     (``checkpoints/start``) once written, so a resumed run does not need the folder first named."""
-    recorded = run_dir / CHECKPOINTS_DIR / START
+    recorded = named_folder(run_dir, START)
     return recorded if recorded.is_dir() else Path(init_adapter)
 
 
 def write_named(run_dir: Path, name: str, save: Callable[[Path], None], loop_state: dict[str, Any]) -> Path:
     """Write a checkpoint that is not an iteration's (``WARM_START``, ``START``) atomically, with
     ``loop_state`` (what it was made from); returns its folder. Never pruned."""
-    final = run_dir / CHECKPOINTS_DIR / name
+    final = named_folder(run_dir, name)
     final.parent.mkdir(parents=True, exist_ok=True)
     with atomic_path(final) as partial:
         partial.mkdir()

@@ -19,7 +19,7 @@ from typing import Any
 
 import torch
 
-from spadework.learn.checkpoint import ADAPTER_DIR
+from spadework.learn.checkpoint import ADAPTER_DIR, ADAPTER_WEIGHTS
 from spadework.learn.loss import policy_loss, token_logprobs, truncated_is_weights
 from spadework.learn.samples import TrainRole, TrainSample
 from spadework.learn.settings import Aggregation, LearnerSettings
@@ -302,7 +302,7 @@ class Learner:
         if self.sharded:
             self.accelerator.load_state(str(folder / SHARDED_DIR))
         else:
-            weights = load_file(str(folder / ADAPTER_DIR / "adapter_model.safetensors"))
+            weights = load_file(str(folder / ADAPTER_DIR / ADAPTER_WEIGHTS))
             set_peft_model_state_dict(self.peft_model, weights)
             self.optimizer.load_state_dict(torch.load(folder / OPTIMIZER_FILE, weights_only=True))
         rng = torch.load(folder / RNG_FILE, weights_only=False)

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from spadework.errors import ConfigError, PolicyError
-from spadework.learn.checkpoint import ADAPTER_DIR
+from spadework.learn.checkpoint import ADAPTER_DIR, ADAPTER_WEIGHTS
 from spadework.policy.hf import (
     HF_CACHE,
     SPECIALS,
@@ -38,9 +38,6 @@ from spadework.rundir import atomic_path
 
 __all__ = ["HF_CACHE", "SPECIALS", "TINY", "ByteTokenizer", "HFTokenizer", "LoadedModel",
            "adapter_weights_file", "hf_copy", "load_adapter_weights", "load_base", "tiny_model", "with_lora"]
-
-ADAPTER_WEIGHTS = "adapter_model.safetensors"
-"""The weights file PEFT saves in an adapter folder."""
 
 
 def hf_copy(gguf: Path, cache_dir: Path | None = None) -> Path:
