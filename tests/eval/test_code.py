@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -74,9 +75,9 @@ def whole_function(problem) -> str:
 
 def test_the_reference_solution_of_every_problem_passes_in_the_sandbox():
     assert len(PROBLEMS) == 164 and PROBLEMS[0].task_id == "HumanEval/0"
-    with Sandbox(SandboxConfig(pool_size=2)) as sandbox:
-        failed = [p.task_id for p in PROBLEMS
-                  if not sandbox.check(program_of(p, p.canonical_solution), 10.0).passed]
+    with Sandbox(SandboxConfig(pool_size=2)) as sandbox, ThreadPoolExecutor(2) as threads:
+        runs = threads.map(lambda p: sandbox.check(program_of(p, p.canonical_solution), 10.0), PROBLEMS)
+        failed = [p.task_id for p, run in zip(PROBLEMS, runs, strict=True) if not run.passed]
     assert failed == []
 
 
