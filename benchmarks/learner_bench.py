@@ -7,12 +7,16 @@ timed ``--repeats`` times after one warm-up; medians are reported. Target: ratio
 (overhead <= 15%). Also printed, not part of the ratio: the update with the KL term on
 (one more forward of the base model), and the learning experiment's update (two epochs, the KL
 term) side by side with the same update paying what it paid before it kept its first pass's
-log-probabilities (a no-grad pass for the old policy's, the base model's forward in every epoch).
+log-probabilities (a no-grad pass for the old policy's, the base model's forward in every epoch),
+and the update computing the logits of every position, as it did before it kept only the trained
+ones (``--trained``: the share of each sample's tokens trained; a multi-turn episode trains less
+than half).
 
-    python benchmarks/learner_bench.py [--model qwen2.5-coder-0.5b | tiny] [--samples 4] [--tokens 256]
+    python benchmarks/learner_bench.py [--model qwen2.5-coder-0.5b | tiny] [--samples 4] [--tokens 256] \
+        [--trained 0.5]
 
 The last line is one JSON object: learner_tokens_per_s, bare_tokens_per_s, ratio,
-two_epochs_tokens_per_s, two_epochs_recomputing_tokens_per_s.
+two_epochs_tokens_per_s, two_epochs_recomputing_tokens_per_s, all_logits_tokens_per_s.
 """
 
 from __future__ import annotations
@@ -35,13 +39,15 @@ from spadework.learn.settings import LearnerSettings
 TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj")
 
 
-def make_batch(count: int, length: int, vocab: int, seed: int = 0) -> list[TrainSample]:
-    """``count`` samples of ``length`` tokens: a prompt half (mask 0) and a reply half (mask 1)."""
+def make_batch(count: int, length: int, vocab: int, trained: float = 0.5, seed: int = 0) -> list[TrainSample]:
+    """``count`` samples of ``length`` tokens: a prompt (mask 0), then a reply (mask 1) of
+    ``trained`` of the tokens."""
     rng = random.Random(seed)
     samples = []
+    reply = max(1, round(length * trained))
     for k in range(count):
         ids = tuple(rng.randrange(vocab) for _ in range(length))
-        mask = (0,) * (length // 2) + (1,) * (length - length // 2)
+        mask = (0,) * (length - reply) + (1,) * reply
         role = TrainRole.AGENT if k % 2 else TrainRole.DESIGNER
         samples.append(TrainSample(role, ids, mask, 1.0 if k % 3 else -0.5, f"bench-{k}"))
     return samples
@@ -67,9 +73,17 @@ class RecomputingLearner(Learner):
             with torch.no_grad():
                 for group, _ in mine:
                     batch = [samples[i] for i in group]
-                    ids, attention, _, _ = batch_tensors(batch, self.pad_id, self.device)
-                    self._logp(ids, attention, base=later)
+                    ids, attention, mask, _ = batch_tensors(batch, self.pad_id, self.device)
+                    self._logp(ids, attention, mask, base=later)
         return super()._accumulate(samples, mine, fixed, denominator, world)
+
+
+class AllLogitsLearner(Learner):
+    """For comparison only: the update computing the logits of every position (the learner keeps
+    the trained positions' alone)."""
+
+    def _logp(self, ids, attention, mask, *, base=False):
+        return super()._logp(ids, attention, torch.ones_like(mask), base=base)
 
 
 def timed(function, repeats: int) -> float:
@@ -88,6 +102,7 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=4)
     parser.add_argument("--tokens", type=int, default=256, help="tokens per sample")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--trained", type=float, default=0.5, help="share of each sample's tokens trained")
     args = parser.parse_args()
     torch.manual_seed(0)
     try:
@@ -97,7 +112,7 @@ def main() -> None:
         args.model, base = "tiny", load_base("tiny", "tiny")
     model = with_lora(base.model, rank=8, alpha=16, dropout=0.0, targets=TARGETS)
     vocab = int(model.config.vocab_size)
-    batch = make_batch(args.samples, args.tokens, min(vocab, 32000))
+    batch = make_batch(args.samples, args.tokens, min(vocab, 32000), args.trained)
     tokens = args.samples * args.tokens
     settings = LearnerSettings(lr=1e-6, micro_batch_tokens=2 * args.tokens)
     learner = Learner(model, base.tokenizer, settings)
@@ -110,18 +125,24 @@ def main() -> None:
     two_s = timed(lambda: learner.update(batch), args.repeats)
     recomputing = RecomputingLearner(model, base.tokenizer, two)
     recomputing_s = timed(lambda: recomputing.update(batch), args.repeats)
+    all_logits = AllLogitsLearner(model, base.tokenizer, two)
+    all_logits_s = timed(lambda: all_logits.update(batch), args.repeats)
     threads = torch.get_num_threads()
-    print(f"model {args.model}, {args.samples} samples x {args.tokens} tokens, {threads} threads")
+    print(f"model {args.model}, {args.samples} samples x {args.tokens} tokens ({args.trained:.0%} trained), "
+          f"{threads} threads")
     print(f"bare forward+backward: {bare_s:.2f} s ({tokens / bare_s:.1f} tokens/s)")
     print(f"learner update:        {update_s:.2f} s ({tokens / update_s:.1f} tokens/s)")
     print(f"learner update + KL:   {kl_s:.2f} s ({tokens / kl_s:.1f} tokens/s; not in the ratio)")
     print(f"2 epochs + KL:          {two_s:.2f} s ({tokens / two_s:.1f} tokens/s)")
     print(f"  recomputing (before): {recomputing_s:.2f} s ({tokens / recomputing_s:.1f} tokens/s; "
           f"{recomputing_s / two_s:.2f}x the time)")
+    print(f"  every position's logits: {all_logits_s:.2f} s ({tokens / all_logits_s:.1f} tokens/s; "
+          f"{all_logits_s / two_s:.2f}x the time)")
     print(json.dumps({"learner_tokens_per_s": round(tokens / update_s, 2),
                       "bare_tokens_per_s": round(tokens / bare_s, 2), "ratio": round(bare_s / update_s, 3),
                       "two_epochs_tokens_per_s": round(tokens / two_s, 2),
-                      "two_epochs_recomputing_tokens_per_s": round(tokens / recomputing_s, 2)}))
+                      "two_epochs_recomputing_tokens_per_s": round(tokens / recomputing_s, 2),
+                      "all_logits_tokens_per_s": round(tokens / all_logits_s, 2)}))
 
 
 if __name__ == "__main__":

@@ -239,6 +239,26 @@ def test_epochs_against_first_pass_log_probabilities_match_recomputing_them():
     assert not all(torch.equal(mine[n], fresh[n]) for n in mine)  # it moved
 
 
+def test_logits_are_computed_only_where_a_token_is_trained_and_give_the_full_log_probabilities():
+    """The vocabulary projection runs on the trained positions alone (a multi-turn sample trains a
+    small share of its tokens); there the log-probabilities are those of the full logits."""
+    learner = make_learner()
+    samples = batch()
+    rows: list[int] = []
+    hook = learner.peft_model.get_output_embeddings().register_forward_hook(
+        lambda module, args, out: rows.append(args[0].shape[1]))
+    kept = learner.logprobs(samples)
+    hook.remove()
+    assert sum(rows) < sum(len(s.ids) - 1 for s in samples)  # not every position
+    for item, logp in zip(samples, kept, strict=True):
+        ids = torch.tensor([item.ids])
+        with torch.no_grad():
+            full = token_logprobs(learner.model(input_ids=ids).logits, ids)[0]
+        trained = torch.tensor(item.mask[1:], dtype=torch.bool)
+        assert len(logp) == len(item.ids) - 1
+        assert torch.allclose(torch.tensor(logp)[trained], full[trained], atol=1e-5)
+
+
 def test_a_bf16_learner_keeps_base_weights_in_bf16_trains_the_adapter_in_fp32_and_restores(tmp_path):
     """The GPU's path (dtype auto gives bfloat16 there), forced on the CPU: the tiny model takes
     the dtype asked for, PEFT keeps the adapter in float32, the gradient stays within 1% of the

@@ -13,6 +13,7 @@ import json
 import random
 import time
 from collections.abc import Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ from typing import Any
 import torch
 
 from spadework.learn.checkpoint import ADAPTER_DIR, ADAPTER_WEIGHTS
-from spadework.learn.loss import policy_loss, token_logprobs, truncated_is_weights
+from spadework.learn.loss import kept_token_logprobs, policy_loss, trained_positions, truncated_is_weights
 from spadework.learn.samples import TrainRole, TrainSample
 from spadework.learn.settings import Aggregation, LearnerSettings
 from spadework.policy.hf import compute_device
@@ -135,22 +136,27 @@ class Learner:
         filler = own[0][0] if own else groups[0]
         return own + [(filler, 0.0)] * (rounds - len(own)), n
 
-    def _logp(self, ids: torch.Tensor, attention: torch.Tensor, *, base: bool = False) -> torch.Tensor:
-        if base:
-            with torch.no_grad(), self.peft_model.disable_adapter():
-                return token_logprobs(self.model(input_ids=ids, attention_mask=attention).logits, ids)
-        return token_logprobs(self.model(input_ids=ids, attention_mask=attention).logits, ids)
+    def _logp(self, ids: torch.Tensor, attention: torch.Tensor, mask: torch.Tensor, *,
+              base: bool = False) -> torch.Tensor:
+        """Next-token log-probabilities ``[B, T-1]`` at the positions some row of ``mask`` trains (0
+        where none does: every use multiplies by the mask), by the adapted model or the ``base``."""
+        positions = trained_positions(mask)
+        with (torch.no_grad() if base else nullcontext()), \
+                (self.peft_model.disable_adapter() if base else nullcontext()):
+            logits = self.model(input_ids=ids, attention_mask=attention, logits_to_keep=positions).logits
+        return kept_token_logprobs(logits, ids, positions)
 
     def logprobs(self, samples: Sequence[TrainSample]) -> list[tuple[float, ...]]:
-        """Each sample's next-token log-probabilities (``len(ids) - 1``) under the policy as it is
-        now: the behaviour log-probs of samples trained later (``TrainSample.behaviour``)."""
+        """Each sample's next-token log-probabilities (``len(ids) - 1``; 0 where no sample of its
+        micro-batch trains a token) under the policy as it is now: the behaviour log-probs of
+        samples trained later (``TrainSample.behaviour``)."""
         out: list[tuple[float, ...]] = [() for _ in samples]
         self.model.eval()
         with torch.no_grad():
             for group in micro_batches(samples, self.settings.micro_batch_tokens):
                 batch = [samples[i] for i in group]
-                ids, attention, _, _ = batch_tensors(batch, self.pad_id, self.device)
-                logp = self._logp(ids, attention).float().cpu()
+                ids, attention, mask, _ = batch_tensors(batch, self.pad_id, self.device)
+                logp = self._logp(ids, attention, mask).float().cpu()
                 for row, index in enumerate(group):
                     out[index] = tuple(logp[row, :len(samples[index].ids) - 1].tolist())
         return out
@@ -202,9 +208,9 @@ class Learner:
         for k, (group, weight) in enumerate(mine):
             batch = [samples[i] for i in group]
             ids, attention, mask, advantages = batch_tensors(batch, self.pad_id, self.device)
-            logp = self._logp(ids, attention)
+            logp = self._logp(ids, attention, mask)
             if k == len(fixed):
-                base = self._logp(ids, attention, base=True) if s.kl_coef > 0 else None
+                base = self._logp(ids, attention, mask, base=True) if s.kl_coef > 0 else None
                 fixed.append(Fixed(logp.detach(), base))
             weights, tis = self._tis(batch, fixed[k].old, mask)
             parts = policy_loss(logp, fixed[k].old, advantages, mask,

@@ -46,6 +46,37 @@ def token_logprobs(logits: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
     return logp.gather(-1, ids[:, 1:].unsqueeze(-1)).squeeze(-1)
 
 
+def trained_positions(mask: torch.Tensor) -> torch.Tensor:
+    """The positions ``[P]`` whose next token some row of a ``[B, T-1]`` loss mask trains (every
+    position when none does): the only ones whose logits an update needs.
+
+    >>> trained_positions(torch.tensor([[0.0, 1.0, 0.0, 1.0], [0.0, 0.0, 0.0, 1.0]]))
+    tensor([1, 3])
+    >>> trained_positions(torch.zeros(1, 3))
+    tensor([0, 1, 2])
+    """
+    positions = (mask > 0).any(dim=0).nonzero().squeeze(-1)
+    return positions if positions.numel() else torch.arange(mask.shape[1], device=mask.device)
+
+
+def kept_token_logprobs(logits: torch.Tensor, ids: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+    """``token_logprobs`` from the logits of ``positions`` alone (``[B, P, V]``, as a model given
+    ``logits_to_keep=positions`` returns them): ``[B, T-1]``, 0 at every other position. A
+    multi-turn sample trains a small share of its tokens, and the vocabulary is large: the rest of
+    the logits would cost memory and time for nothing.
+
+    >>> logits = torch.tensor([[[0.0, 0.0], [0.0, 10.0], [5.0, 5.0]]])
+    >>> ids = torch.tensor([[0, 1, 1]])
+    >>> full = token_logprobs(logits, ids)
+    >>> kept = kept_token_logprobs(logits[:, [1]], ids, torch.tensor([1]))
+    >>> kept[0, 1] == full[0, 1], kept[0, 0].item()
+    (tensor(True), 0.0)
+    """
+    logp = torch.log_softmax(logits.float(), dim=-1)
+    picked = logp.gather(-1, ids[:, positions + 1].unsqueeze(-1)).squeeze(-1)
+    return picked.new_zeros(ids.shape[0], ids.shape[1] - 1).index_copy(1, positions, picked)
+
+
 def clipped_surrogate(
     logp: torch.Tensor, old_logp: torch.Tensor, advantages: torch.Tensor,
     clip_low: float = 0.2, clip_high: float = 0.2,
