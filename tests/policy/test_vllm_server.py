@@ -56,7 +56,7 @@ def server(tmp_path_factory):
     log = tmp_path_factory.mktemp("vllm") / "server.log"
     environment = {**os.environ, "VLLM_CPU_KVCACHE_SPACE": "1", "VLLM_ALLOW_RUNTIME_LORA_UPDATING": "True"}
     # float32: a CPU without bfloat16 instructions (this one has AVX2 only) emulates them, and the
-    # tool world's long first prompt took 135 s in bfloat16 against 40 s in float32
+    # tool world's long first prompt took 135 s in bfloat16 against 28 s in float32
     command = [str(VLLM_PYTHON), "-m", "vllm.entrypoints.openai.api_server", "--model", str(folder),
                "--served-model-name", SERVED, "--dtype", "float32", "--max-model-len", "2048",
                "--host", "127.0.0.1", "--port", str(port), "--enable-lora", "--max-lora-rank", "8",
