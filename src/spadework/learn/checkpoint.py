@@ -84,11 +84,6 @@ def named_folder(run_dir: Path, name: str) -> Path:
     return run_dir / CHECKPOINTS_DIR / name
 
 
-def warm_start_folder(run_dir: Path) -> Path:
-    """Where a run's warm-start checkpoint is (whether or not it was written)."""
-    return named_folder(run_dir, WARM_START)
-
-
 def start_source(run_dir: Path, init_adapter: str) -> Path:
     """Where a run's adapter starts from (``[learn] init_adapter``): the run's own record of it
     (``checkpoints/start``) once written, so a resumed run does not need the folder first named."""

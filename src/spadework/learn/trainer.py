@@ -19,8 +19,8 @@ from spadework.learn.checkpoint import (
     START,
     WARM_START,
     checkpoints,
+    named_folder,
     start_source,
-    warm_start_folder,
     write_checkpoint,
     write_named,
 )
@@ -163,7 +163,7 @@ class Trainer:
 
     def restore_warm_start(self) -> dict[str, float] | None:
         """Load and serve the warm start's checkpoint; its metrics, or None when there is none."""
-        folder = warm_start_folder(self.run_dir)
+        folder = named_folder(self.run_dir, WARM_START)
         if not folder.is_dir():
             return None
         self._load(folder)
