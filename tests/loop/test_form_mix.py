@@ -49,3 +49,17 @@ def test_a_run_with_the_records_form_archives_declared_tool_worlds_that_are_play
     episodes = [json.loads(line) for line in lines]
     tool_episodes = [e for e in episodes if e.get("tools")]
     assert tool_episodes and all(any(m["role"] == "tool" for m in e["messages"]) for e in tool_episodes)
+
+
+@pytest.mark.timeout(120)
+def test_a_run_rejects_worlds_whose_solution_outlasts_the_agents_turns(tmp_path: Path):
+    """agent.max_turns reaches the validator: a world no play could finish in time is not valid."""
+    config = load_config(None, {"policy.kind": "scripted", "run.iterations": 1, "run.designs": 2,
+                                "run.plays": 1, "sandbox.pool_size": 2, "designer.max_attempts": 1,
+                                "designer.forms": {"records": 1.0}, "agent.max_turns": 1})
+    run(config, tmp_path / "run")
+    with Archive.open(tmp_path / "run", create=False) as archive:
+        records = list(archive.records())
+    assert records and not any(r.valid for r in records)
+    worlds = [r for r in records if "(DeclaredWorld)" in r.source]  # the fake also writes a reply with no code
+    assert worlds and all("but the agent plays at most 1 turns" in (r.reason or "") for r in worlds)

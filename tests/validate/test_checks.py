@@ -355,6 +355,22 @@ def test_seeds_come_from_the_config():
                               "hint at the method instead")
 
 
+def test_a_solution_longer_than_the_agents_turns_fails_solvable():
+    """The run's turn budget (agent.max_turns) binds as the environment's own max_turns does: a world
+    whose solution needs more turns than any play gets is unwinnable, however valid otherwise."""
+    source = source_of("solvable_too_long.py")[0].replace("max_turns = 3", "max_turns = 6")
+    unbounded = validate(source, InProcessSandbox())
+    assert unbounded.checks[CHECK_NAMES.index("solvable")].outcome is Outcome.PASSED
+    bounded = validate(source, InProcessSandbox(), ValidatorConfig(turn_budget=3))
+    assert_fails_at(bounded, "solvable", "seed 0: solution() has 4 actions but the agent plays at most "
+                    "3 turns, so no play could win it; make an episode need 3 actions or fewer "
+                    "(fewer steps or tasks)")
+    assert validate(source, InProcessSandbox(), ValidatorConfig(turn_budget=4)).checks[
+        CHECK_NAMES.index("solvable")].outcome is Outcome.PASSED
+    with pytest.raises(ValueError, match="turn_budget must be at least 1"):
+        ValidatorConfig(turn_budget=0)
+
+
 # --- each check alone, on a context built by hand ------------------------------------------------
 
 

@@ -121,14 +121,18 @@ def check_determinism(ctx: CheckContext) -> None:
 
 
 def check_solvable(ctx: CheckContext) -> None:
-    """Replaying solution() scores 1.0 within max_turns, on every validation seed (in a tool world
-    the message names the first call that failed, and its error)."""
-    max_turns = ctx.handle.max_turns
+    """Replaying solution() scores 1.0 within max_turns and the run's turn budget, on every
+    validation seed (in a tool world the message names the first call that failed, and its error)."""
+    max_turns, budget = ctx.handle.max_turns, ctx.config.turn_budget
     for seed in ctx.config.seeds:
         actions = ctx.episode(seed).solution
         if len(actions) > max_turns:
             raise CheckFailed(f"seed {seed}: solution() has {len(actions)} actions but max_turns "
                               f"is {max_turns}; raise max_turns or shorten the solution")
+        if budget is not None and len(actions) > budget:
+            raise CheckFailed(f"seed {seed}: solution() has {len(actions)} actions but the agent plays "
+                              f"at most {budget} turns, so no play could win it; make an episode need "
+                              f"{budget} actions or fewer (fewer steps or tasks)")
         if ctx.tool_world:
             check_unsolved(ctx, seed, actions)
             continue

@@ -37,17 +37,23 @@ class ValidatorConfig:
         trivial_actions: the battery of the not-guessable check.
         compared: episodes the determined check compares (``seeds`` first, then the seeds after
             the largest of them); at least 8.
+        turn_budget: the most turns the run's agent plays (``agent.max_turns``): a solution longer
+            than it fails ``solvable``, since no play could win it; None: the environment's own
+            ``max_turns`` only.
     """
 
     seeds: tuple[int, ...] = (0, 1, 2)
     trivial_actions: tuple[str, ...] = TRIVIAL_ACTIONS
     compared: int = 8
+    turn_budget: int | None = None
 
     def __post_init__(self) -> None:
         if len(set(self.seeds)) < 2:
             raise ValueError(f"ValidatorConfig.seeds needs at least two distinct seeds, got {self.seeds}")
         if self.compared < MIN_COMPARED:
             raise ValueError(f"ValidatorConfig.compared must be at least {MIN_COMPARED}, got {self.compared}")
+        if self.turn_budget is not None and self.turn_budget < 1:
+            raise ValueError(f"ValidatorConfig.turn_budget must be at least 1, got {self.turn_budget}")
 
     def compared_seeds(self) -> tuple[int, ...]:
         """The seeds the determined check compares: ``seeds``, then the ones after the largest.
