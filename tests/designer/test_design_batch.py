@@ -228,7 +228,7 @@ def test_the_design_form_picks_the_request_and_example_shown():
     run(answer, max_attempts=1)
     run(game, max_attempts=1, form=DesignForm.GAME)
     assert all("import AnswerEnv" in c[1].content and "TextEnv" not in c[1].content for c in answer.calls[0])
-    assert all("class TrainArrivalEnv(AnswerEnv)" in c[2].content for c in answer.calls[0])
+    assert all("class DoughRatioEnv(AnswerEnv)" in c[2].content for c in answer.calls[0])
     assert all("import TextEnv" in c[1].content for c in game.calls[0])
     assert all("class CodeLockEnv(TextEnv)" in c[2].content for c in game.calls[0])
 
@@ -252,7 +252,7 @@ def test_mixed_forms_send_each_design_the_request_and_example_of_its_form():
     assert "subclasses `ToolWorld`" in tool[1].content
     assert "class ClinicBookingEnv(ToolWorld)" in tool[2].content
     assert "import AnswerEnv" in answer[1].content
-    assert "class TrainArrivalEnv(AnswerEnv)" in answer[2].content
+    assert "class DoughRatioEnv(AnswerEnv)" in answer[2].content
     assert "import TextEnv" in game[1].content and "class CodeLockEnv(TextEnv)" in game[2].content
     assert all(doc[1] in c[3].content for c, doc in zip(policy.calls[0], DOCUMENTS, strict=True))
     assert [d.form for d in designs] == forms

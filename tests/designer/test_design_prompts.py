@@ -43,12 +43,12 @@ def test_design_prompt_shows_the_example_as_an_earlier_answer():
     messages = render_design(DOCUMENT, DIGEST)
     assert [m.role for m in messages] == [Role.SYSTEM, Role.USER, Role.ASSISTANT, Role.USER]
     assert "environment designer" in messages[0].content
-    assert "A railway timetable" in messages[1].content  # the example's own document
+    assert "A bread recipe is a ratio" in messages[1].content  # the example's own document
     assert messages[2].content == f"```python\n{default_example().strip()}\n```"
     game = render_design(DOCUMENT, DIGEST, form=DesignForm.GAME)
     assert "Locksmiths open combination locks" in game[1].content
     assert game[2].content == f"```python\n{default_example(DesignForm.GAME).strip()}\n```"
-    assert "class CodeLockEnv(TextEnv)" in game[2].content and "TrainArrivalEnv" not in game[2].content
+    assert "class CodeLockEnv(TextEnv)" in game[2].content and "DoughRatioEnv" not in game[2].content
 
 
 def test_the_tool_form_renders_its_request_document_and_example():
@@ -86,7 +86,7 @@ def test_design_request_holds_document_and_digest_but_not_the_example():
     assert DOCUMENT in request and DOCUMENT not in messages[1].content
     assert DIGEST.render() in request
     assert "LanternEnv (regret 0.61)" in request and "OrbitEnv" in request
-    assert "TrainArrivalEnv" not in request and "do not copy it" in request
+    assert "DoughRatioEnv" not in request and "do not copy it" in request
     assert all("$" not in m.content for m in messages)
 
 
@@ -110,7 +110,7 @@ def test_design_prompt_takes_another_example():
     example = "class TinyEnv:\n    max_turns = 3\n"
     messages = render_design(DOCUMENT, DIGEST, example=example)
     assert "class TinyEnv:" in messages[2].content
-    assert not any("TrainArrivalEnv" in m.content or "railway" in m.content for m in messages)
+    assert not any("DoughRatioEnv" in m.content or "bread recipe" in m.content for m in messages)
 
 
 def test_design_prompt_fits_a_small_context_without_the_document():
@@ -180,7 +180,7 @@ def test_templates_are_package_files():
 
 
 @pytest.mark.parametrize(("form", "imported", "declared"), [
-    (DesignForm.ANSWER, "AnswerEnv", "TrainArrivalEnv(AnswerEnv)"),
+    (DesignForm.ANSWER, "AnswerEnv", "DoughRatioEnv(AnswerEnv)"),
     (DesignForm.GAME, "TextEnv", "CodeLockEnv(TextEnv)"),
     (DesignForm.TOOL, "ToolWorld, call", "ClinicBookingEnv(ToolWorld)"),
     (DesignForm.RECORDS, "DeclaredWorld", "ClinicBookingEnv(DeclaredWorld)"),
