@@ -61,5 +61,5 @@ def test_a_run_rejects_worlds_whose_solution_outlasts_the_agents_turns(tmp_path:
     with Archive.open(tmp_path / "run", create=False) as archive:
         records = list(archive.records())
     assert records and not any(r.valid for r in records)
-    worlds = [r for r in records if "(DeclaredWorld)" in r.source]  # the fake also writes a reply with no code
+    worlds = [r for r in records if "(DeclaredWorld)" in r.source]  # the fake also writes a codeless reply
     assert worlds and all("but the agent plays at most 1 turns" in (r.reason or "") for r in worlds)
