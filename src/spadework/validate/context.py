@@ -40,12 +40,16 @@ class ValidatorConfig:
         turn_budget: the most turns the run's agent plays (``agent.max_turns``): a solution longer
             than it fails ``solvable``, since no play could win it; None: the environment's own
             ``max_turns`` only.
+        second_solver: an answer puzzle must define a top-level ``solve(observation)`` whose answer,
+            run apart from the class, wins every seed (``validate.second_solver``): its key follows
+            from its text.
     """
 
     seeds: tuple[int, ...] = (0, 1, 2)
     trivial_actions: tuple[str, ...] = TRIVIAL_ACTIONS
     compared: int = 8
     turn_budget: int | None = None
+    second_solver: bool = False
 
     def __post_init__(self) -> None:
         if len(set(self.seeds)) < 2:
