@@ -4,6 +4,9 @@ the check (a key smuggled through the module, a value that is not data, a solver
 
 from __future__ import annotations
 
+import json
+import sys
+
 import pytest
 
 from spadework.sandbox import FunctionCalls, InProcessSandbox
@@ -108,3 +111,29 @@ def test_the_check_leaves_tool_worlds_and_games_alone():
     from tests.envs.test_declared_world import shop
 
     assert validate(shop(1), InProcessSandbox(), ON).valid
+
+
+@pytest.mark.timeout(120)
+def test_the_bench_reads_designs_from_files_and_judges_a_persons_solvers_and_a_policys(
+        benchmark_script, monkeypatch, capsys, tmp_path):
+
+    wrong, fair = tmp_path / "wrong.py", tmp_path / "fair.py"
+    wrong.write_text(puzzle(solver="", key="round(self.first + self.second + 0.007, 3)"))
+    fair.write_text(puzzle(solver=""))
+    solvers = tmp_path / "person"
+    solvers.mkdir()
+    for name in ("wrong", "fair"):
+        (solvers / f"{name}.py").write_text(HONEST)
+    bench = benchmark_script("second_solver")
+    monkeypatch.setattr(sys, "argv", ["second_solver.py", str(wrong), str(fair),
+                                      "--classes", "wrong=wrong key", "--solvers", str(solvers)])
+    bench.main()
+    rows = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["designs"]
+    assert [(r["design"], r["class"], r["check"]) for r in rows] == [
+        ("wrong", "wrong key", "second_solver"), ("fair", "-", "valid")]
+    # a policy is asked for the solver: the scripted fake writes none, and the check asks for it
+    monkeypatch.setattr(sys, "argv", ["second_solver.py", str(fair),
+                                      "--set", "policy.kind=scripted"])
+    bench.main()
+    row = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["designs"][0]
+    assert row["check"] == "second_solver" and row["message"].startswith("define solve(observation: str)")
