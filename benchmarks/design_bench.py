@@ -13,7 +13,7 @@ message, then valid first attempts and valid after retries. The last line is one
 config, with ``--set`` on top): whether training one role changed what the other writes.
 
 ``--set designer.second_solver=true`` asks the answer form for ``solve(observation)`` and validates
-with the check that runs it (``validate.second_solver``).
+with the validator's ``second_solver`` check.
 
 ``--replies DIR`` keeps every reply as DIR/<design>-a<attempt>.md (for reading what failed).
 """
