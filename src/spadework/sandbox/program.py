@@ -15,6 +15,10 @@ source, and its frames hold no caller to read.
 What it costs: the function runs apart from the tests, so a test that needs the function itself
 (passes it on as a callback, reads its attributes, checks that it mutated an argument) cannot
 pass; the function's exceptions reach the tests as one type, ``CallFailed``.
+
+The candidate side alone (``call_in_worker``) answers a caller that judges the results itself:
+the validator's second solver sends an answer puzzle's ``solve(observation)`` to a worker where
+its environment never ran, and plays what comes back, decoded as plain data, in the environment.
 """
 
 from __future__ import annotations
