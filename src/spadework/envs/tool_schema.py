@@ -202,7 +202,7 @@ def tool_specs(cls: type) -> list[ToolSpec]:
                 continue
             seen.add(name)
             raw = inspect.getattr_static(cls, name, None)
-            function = raw.__func__ if isinstance(raw, (staticmethod, classmethod)) else raw
+            function = _unwrapped(raw)
             if callable(function) and getattr(function, TOOL_MARK, False):
                 specs.append(tool_spec(name, function, skip_first=not isinstance(raw, staticmethod)))
     return specs
@@ -225,16 +225,18 @@ def hidden_tool(cls: type, name: str) -> str | None:
     (True, True)
     """
     raw = inspect.getattr_static(cls, name, None)
-    function = raw.__func__ if isinstance(raw, (staticmethod, classmethod)) else raw
-    if raw is None or getattr(function, TOOL_MARK, False):
+    if raw is None or getattr(_unwrapped(raw), TOOL_MARK, False):
         return None
     for klass in cls.__mro__[1:]:
-        base = vars(klass).get(name)
-        base = base.__func__ if isinstance(base, (staticmethod, classmethod)) else base
-        if getattr(base, TOOL_MARK, False):
+        if getattr(_unwrapped(vars(klass).get(name)), TOOL_MARK, False):
             return (f"{cls.__name__}.{name}() is not a @tool and hides {klass.__name__}'s tool {name}: "
                     "rename that method")
     return None
+
+
+def _unwrapped(raw: Any) -> Any:
+    """The function of a class attribute: a static or class method's own, else the attribute."""
+    return raw.__func__ if isinstance(raw, (staticmethod, classmethod)) else raw
 
 
 def tool_spec(name: str, function: Callable[..., Any], skip_first: bool = True) -> ToolSpec:
