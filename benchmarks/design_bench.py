@@ -12,6 +12,9 @@ message, then valid first attempts and valid after retries. The last line is one
 ``--policy`` designs with a checkpoint's adapter (as ``spadework eval --policy`` names one; its run's
 config, with ``--set`` on top): whether training one role changed what the other writes.
 
+``--set designer.second_solver=true`` asks the answer form for ``solve(observation)`` and validates
+with the validator's ``second_solver`` check.
+
 ``--replies DIR`` keeps every reply as DIR/<design>-a<attempt>.md (for reading what failed).
 """
 
@@ -32,6 +35,7 @@ from spadework.engines import sampling
 from spadework.eval.command import with_overrides
 from spadework.eval.policies import load_eval_policy, parse_policy_spec
 from spadework.sandbox import Sandbox
+from spadework.validate import ValidatorConfig
 
 
 def main() -> None:
@@ -61,7 +65,8 @@ def main() -> None:
     role = designer.sampling.model_copy(update={"temperature": args.temperature})
     settings = DesignSettings(sampling=sampling(role, seed=config.run.seed), max_attempts=args.attempts,
                               novelty=run_index([], threshold=designer.novelty_threshold),
-                              temperature_step=designer.repair_temperature_step, retry=designer.retry)
+                              temperature_step=designer.repair_temperature_step, retry=designer.retry,
+                              validator=ValidatorConfig(second_solver=designer.second_solver))
     start = time.perf_counter()
     with Sandbox() as sandbox:
         designs = design_batch(policy, sandbox, requests, MemoryDigest(), settings)

@@ -112,6 +112,9 @@ class DesignerSection(Section):
     skill_weights: tuple[float, ...] = Field((), description="weights to draw skills by, one per skill "
                                              "(empty: round robin)")
     novelty_threshold: float = Field(0.85, gt=0.0, le=1.0, description="MinHash similarity of a twin")
+    second_solver: bool = Field(False, description="an answer puzzle also writes solve(observation), which "
+                                "the validator runs without the class: a key that does not follow from the "
+                                "text fails (docs/results/coevolution.md, Wrong keys)")
     invalid_penalty: float = Field(0.0, ge=0.0, description="an invalid design's reward is minus this")
     partial_credit: bool = Field(False, description="scale an invalid design's penalty by the share of "
                                  "checks it failed (a learning signal before any design is valid)")

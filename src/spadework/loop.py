@@ -279,7 +279,8 @@ class Loop:
             sampling=sampling(designer.sampling, self.iteration_seed(iteration)),
             max_attempts=designer.max_attempts, novelty=novelty,
             validator=ValidatorConfig(seeds=validation_seeds(self.config.run.seed, iteration),
-                                      turn_budget=self.config.agent.max_turns),
+                                      turn_budget=self.config.agent.max_turns,
+                                      second_solver=designer.second_solver),
             temperature_step=designer.repair_temperature_step, retry=designer.retry,
             hint_call=designer.hint_writer, hint_temperature=designer.hint_temperature)
         return design_batch(self.policy, self.sandbox, requests, digest, settings)

@@ -23,6 +23,7 @@ from spadework.envs.examples import example_paths
 from spadework.errors import PolicyError
 from spadework.policy.base import Completion, Role, Sampling
 from spadework.sandbox import InProcessSandbox
+from spadework.validate import ValidatorConfig
 
 EXAMPLES = {path.stem: path.read_text() for path in example_paths()}
 NO_CODE = "I will write a game about ships in the harbour, with cargo to weigh."
@@ -231,6 +232,13 @@ def test_the_design_form_picks_the_request_and_example_shown():
     assert all("class DoughRatioEnv(AnswerEnv)" in c[2].content for c in answer.calls[0])
     assert all("import TextEnv" in c[1].content for c in game.calls[0])
     assert all("class CodeLockEnv(TextEnv)" in c[2].content for c in game.calls[0])
+
+
+def test_with_the_second_solver_the_answer_request_and_example_carry_solve():
+    asked = FakeDesignerPolicy(SCRIPTS)
+    run(asked, max_attempts=1, validator=ValidatorConfig(second_solver=True))
+    assert all("Also write `solve(observation)`" in c[1].content and "def solve(observation):" in c[2].content
+               for c in asked.calls[0])
 
 
 def test_fresh_retries_ask_the_first_request_again():

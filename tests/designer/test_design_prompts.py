@@ -16,7 +16,8 @@ from spadework.designer.prompts import (
     prompt_chars,
 )
 from spadework.policy.base import Message, Role
-from spadework.validate import CHECKS, CheckResult, Outcome, Verdict
+from spadework.sandbox import InProcessSandbox
+from spadework.validate import CHECKS, CheckResult, Outcome, ValidatorConfig, Verdict, validate
 
 DIGEST = MemoryDigest(
     references=(("LanternEnv", "Light the lanterns in the order the riddle gives.", 0.61),),
@@ -49,6 +50,19 @@ def test_design_prompt_shows_the_example_as_an_earlier_answer():
     assert "Locksmiths open combination locks" in game[1].content
     assert game[2].content == f"```python\n{default_example(DesignForm.GAME).strip()}\n```"
     assert "class CodeLockEnv(TextEnv)" in game[2].content and "DoughRatioEnv" not in game[2].content
+
+
+def test_with_the_second_solver_the_answer_form_asks_for_solve_and_its_example_has_one_that_passes():
+    plain, asked = render_design(DOCUMENT, DIGEST), render_design(DOCUMENT, DIGEST, solver=True)
+    assert "solve(observation)" not in plain[1].content + plain[2].content
+    contract, example = asked[1].content, asked[2].content
+    assert contract.index("Also write `solve(observation)`") < contract.index("Reply with exactly one")
+    assert example.startswith(plain[2].content.removesuffix("\n```"))
+    assert "\ndef solve(observation):" in example
+    verdict = validate(example, InProcessSandbox(), ValidatorConfig(second_solver=True), is_reply=True)
+    assert verdict.valid, verdict.reason
+    game = render_design(DOCUMENT, DIGEST, form=DesignForm.GAME, solver=True)  # answer puzzles only
+    assert game == render_design(DOCUMENT, DIGEST, form=DesignForm.GAME)
 
 
 def test_the_tool_form_renders_its_request_document_and_example():

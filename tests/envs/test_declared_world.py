@@ -140,6 +140,15 @@ def test_a_bad_declaration_gets_the_validators_verdict_with_the_message():
     assert "collections['customers']['name'] has 1 value(s) for 4 records" in verdict.reason
 
 
+def test_a_method_that_hides_a_records_tool_gets_a_verdict_naming_it():
+    # a world of the run (archive id 11) wrote its own update(), so the agent's update tool vanished
+    hiding = shop(1).replace('    size = 4', '    size = 4\n\n    def update(self):\n        return None')
+    verdict = validate(hiding.replace('("update", "transfer", "link")', '("update",)'), InProcessSandbox())
+    assert not verdict.valid
+    assert "SpiceShopEnv.update() is not a @tool and hides ToolWorld's tool update: rename that method" \
+        in verdict.reason
+
+
 @pytest.mark.parametrize("steps", [1, 3])
 def test_declared_worlds_validate_and_play_in_the_real_sandbox(sandbox, steps):
     verdict = validate(shop(steps), sandbox)

@@ -236,3 +236,19 @@ def test_partial_credit_charges_invalid_designs_by_how_far_they_got(tmp_path: Pa
     for check, reward in rewards[True]:
         assert -1.0 <= reward < 0.0
         assert (reward == -1.0) == (check == "parse")  # failing the first check earns no credit
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("on", [False, True])
+def test_the_second_solver_setting_reaches_the_designs_validator(tmp_path: Path, monkeypatch, on):
+    import spadework.loop as loop
+
+    seen, design_batch = [], loop.design_batch
+
+    def recording(policy, sandbox, requests, digest, settings):
+        seen.append(settings.validator.second_solver)
+        return design_batch(policy, sandbox, requests, digest, settings)
+
+    monkeypatch.setattr(loop, "design_batch", recording)
+    run(scripted(**{"run.iterations": 1, "designer.second_solver": on}), tmp_path)
+    assert seen == [on]

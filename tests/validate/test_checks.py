@@ -53,6 +53,10 @@ EXPECTED: dict[str, tuple[str, str]] = {
     "parse_unclosed.md": (
         "parse", "the reply's ```python code block is never closed; was the reply cut off?"),
     "parse_empty_block.md": ("parse", "the reply's ```python code block is empty"),
+    "second_solver_unrounded.py": (
+        "second_solver", "seed 0: solve(observation), reading the text alone, answers '15200' but the "
+        "episode's answer is '15201': the answer does not follow from the text; compute self.answer from "
+        "exactly what the puzzle says"),
     "static_syntax_error.md": ("static", "syntax error at line 11: expected ':'"),
     "static_no_env_class.py": (
         "static", "no class whose name ends in 'Env'; name the environment class like MazeEnv"),
@@ -203,7 +207,7 @@ ON_THE_REAL_SANDBOX = [
     "determinism_system_random.py", "determinism_clock.py", "determinism_state_kept.py",
     "solvable_too_long.py", "determined_secret_code.py", "determined_silent_lock.py",
     "not_guessable_yes_wins.py", "not_guessable_answer_yes.py",
-    "no_hint_leak_moves.py", "no_hint_leak_number_words.py", *TOOL_WORLDS,
+    "no_hint_leak_moves.py", "no_hint_leak_number_words.py", "second_solver_unrounded.py", *TOOL_WORLDS,
 ]
 """A representative handful, at least one per check, run through the real sandbox too."""
 
@@ -213,8 +217,10 @@ def source_of(name: str) -> tuple[str, bool]:
 
 
 def verdict_of(path: Path, sandbox) -> Verdict:
+    """The verdict on a fixture; ``second_solver_*`` ones with the check they are for turned on."""
     text, is_reply = read_source(path)
-    return validate(text, sandbox, is_reply=is_reply)
+    config = ValidatorConfig(second_solver=path.name.startswith("second_solver_"))
+    return validate(text, sandbox, config, is_reply=is_reply)
 
 
 def assert_fails_at(verdict: Verdict, check: str, message: str) -> None:
@@ -338,7 +344,7 @@ def test_validator_closes_the_environment_whatever_happens():
 
 def test_checks_run_in_the_documented_order():
     assert CHECK_NAMES == ["parse", "static", "load", "contract", "determinism", "solvable",
-                           "tool_effort", "determined", "not_guessable", "no_hint_leak"]
+                           "tool_effort", "determined", "not_guessable", "no_hint_leak", "second_solver"]
 
 
 def test_config_needs_two_distinct_seeds():

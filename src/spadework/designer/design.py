@@ -263,7 +263,8 @@ def design_batch(policy: Policy, sandbox: SandboxProtocol, requests: Sequence[De
     Raises:
         PolicyError: the backend failed or answered with the wrong number of completions.
     """
-    firsts = [tuple(render_design(r.document.text, digest, settings.example, r.form, r.skill))
+    solver = settings.validator is not None and settings.validator.second_solver
+    firsts = [tuple(render_design(r.document.text, digest, settings.example, r.form, r.skill, solver))
               for r in requests]
     checks, novelty = settings.validator_checks(), settings.novelty
 

@@ -59,7 +59,7 @@ def system_message() -> Message:
 
 def render_design(
     document: str, digest: MemoryDigest, example: str | None = None, form: DesignForm = DesignForm.ANSWER,
-    skill: str | None = None,
+    skill: str | None = None, solver: bool = False,
 ) -> list[Message]:
     """The first prompt of a design: the example as an earlier exchange, then the request.
 
@@ -76,6 +76,8 @@ def render_design(
         form: what the designer is asked to write.
         skill: a skill the environment must exercise (``[designer] skills``), said in the request;
             None: no line.
+        solver: an answer puzzle must come with ``solve(observation)`` (``designer.second_solver``):
+            the contract asks for it and the bundled example has one.
 
     Returns:
         ``[system, user (contract, example document), assistant (example), user (request)]``.
@@ -83,6 +85,11 @@ def render_design(
     code = (default_example(form) if example is None else example).strip()
     example_document = template(f"example_document_{form}").template if example is None else ANY_TOPIC
     contract = template(f"design_{form}").substitute(document=example_document)
+    if solver and form is DesignForm.ANSWER:
+        head, reply, tail = contract.rpartition("\n\nReply with")  # asked before the reply's form
+        contract = f"{head}\n\n{template('design_answer_solver').template.strip()}{reply}{tail}"
+        if example is None:
+            code = f"{code}\n\n\n{template('example_answer_solver').template.strip()}"
     request = template("design_next").substitute(document=document.strip(), memory=digest.render())
     if skill is not None:
         request = f"{request}\n\n{skill_line(skill)}"

@@ -202,10 +202,41 @@ def tool_specs(cls: type) -> list[ToolSpec]:
                 continue
             seen.add(name)
             raw = inspect.getattr_static(cls, name, None)
-            function = raw.__func__ if isinstance(raw, (staticmethod, classmethod)) else raw
+            function = _unwrapped(raw)
             if callable(function) and getattr(function, TOOL_MARK, False):
                 specs.append(tool_spec(name, function, skip_first=not isinstance(raw, staticmethod)))
     return specs
+
+
+def hidden_tool(cls: type, name: str) -> str | None:
+    """What to say when ``name`` is a tool of one of ``cls``'s base classes that a method of the
+    same name, not marked ``@tool``, hides (the agent cannot call it); None when it is not.
+
+    >>> class Shelf:
+    ...     @tool
+    ...     def update(self, book_id: int) -> dict:
+    ...         \"\"\"Change a book.\"\"\"
+    >>> class Library(Shelf):
+    ...     def update(self):
+    ...         pass
+    >>> hidden_tool(Library, "update")
+    "Library.update() is not a @tool and hides Shelf's tool update: rename that method"
+    >>> hidden_tool(Shelf, "update") is None, hidden_tool(Library, "find") is None
+    (True, True)
+    """
+    raw = inspect.getattr_static(cls, name, None)
+    if raw is None or getattr(_unwrapped(raw), TOOL_MARK, False):
+        return None
+    for klass in cls.__mro__[1:]:
+        if getattr(_unwrapped(vars(klass).get(name)), TOOL_MARK, False):
+            return (f"{cls.__name__}.{name}() is not a @tool and hides {klass.__name__}'s tool {name}: "
+                    "rename that method")
+    return None
+
+
+def _unwrapped(raw: Any) -> Any:
+    """The function of a class attribute: a static or class method's own, else the attribute."""
+    return raw.__func__ if isinstance(raw, (staticmethod, classmethod)) else raw
 
 
 def tool_spec(name: str, function: Callable[..., Any], skip_first: bool = True) -> ToolSpec:

@@ -18,7 +18,7 @@ from typing import Any
 from spadework.envs import tool_records
 from spadework.envs.base import TextEnv, answers_match
 from spadework.envs.tool_calls import ToolCall, ToolCallError, parse_calls
-from spadework.envs.tool_schema import ToolSpec, nearest_tools, tool, tool_specs
+from spadework.envs.tool_schema import ToolSpec, hidden_tool, nearest_tools, tool, tool_specs
 
 __all__ = ["ToolCall", "ToolCallError", "ToolEnv", "ToolWorld", "parse_calls", "tool"]
 
@@ -191,7 +191,9 @@ the values filled in; the tools are sell.
         """Run one call and return its result; raise ``_CallFailed`` with what went wrong."""
         spec = self._tools.get(call.name)
         if spec is None:
-            raise _CallFailed(nearest_tools(call.name, list(self._tools)))
+            hidden = hidden_tool(type(self), call.name)
+            raise _CallFailed(f"no tool named '{call.name}': {hidden}" if hidden
+                              else nearest_tools(call.name, list(self._tools)))
         try:
             arguments = spec.bind(call)
         except ValueError as exc:

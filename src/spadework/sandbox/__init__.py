@@ -13,14 +13,14 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     "spadework.sandbox.config": ("Isolation", "SandboxConfig"),
     "spadework.sandbox.env": ("EnvHandle", "InProcessEnv", "SandboxedEnv", "SandboxProtocol"),
     "spadework.sandbox.pool": ("InProcessSandbox", "Sandbox"),
-    "spadework.sandbox.program": ("ProgramRun", "TestedCode"),
+    "spadework.sandbox.program": ("CallsRun", "FunctionCalls", "ProgramRun", "TestedCode"),
 })
 
 if TYPE_CHECKING:
     from spadework.sandbox.config import Isolation, SandboxConfig
     from spadework.sandbox.env import EnvHandle, InProcessEnv, SandboxedEnv, SandboxProtocol
     from spadework.sandbox.pool import InProcessSandbox, Sandbox
-    from spadework.sandbox.program import ProgramRun, TestedCode
+    from spadework.sandbox.program import CallsRun, FunctionCalls, ProgramRun, TestedCode
 
-__all__ = ["EnvHandle", "InProcessEnv", "InProcessSandbox", "Isolation", "ProgramRun", "Sandbox",
-           "SandboxConfig", "SandboxProtocol", "SandboxedEnv", "TestedCode"]
+__all__ = ["CallsRun", "EnvHandle", "FunctionCalls", "InProcessEnv", "InProcessSandbox", "Isolation",
+           "ProgramRun", "Sandbox", "SandboxConfig", "SandboxProtocol", "SandboxedEnv", "TestedCode"]

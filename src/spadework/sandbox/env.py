@@ -57,6 +57,10 @@ class SandboxProtocol(Protocol):
     def check(self, code: Any, timeout_s: float | None = None) -> Any:
         """The verdict of a program's trusted tests on its function (a ``ProgramRun``)."""
 
+    def call(self, calls: Any, timeout_s: float | None = None) -> Any:
+        """A model's function's results for each of its calls, run apart from everything else (a
+        ``CallsRun`` of a ``FunctionCalls``)."""
+
     def close(self) -> None:
         """Release the sandbox's workers."""
 

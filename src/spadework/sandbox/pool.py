@@ -10,7 +10,16 @@ from spadework.sandbox.config import Isolation, SandboxConfig
 from spadework.sandbox.env import InProcessEnv, SandboxedEnv
 from spadework.sandbox.isolation import choose_isolation
 from spadework.sandbox.process import WorkerProcess
-from spadework.sandbox.program import ProgramRun, TestedCode, check_in_process, check_in_workers
+from spadework.sandbox.program import (
+    CallsRun,
+    FunctionCalls,
+    ProgramRun,
+    TestedCode,
+    call_in_process,
+    call_in_worker,
+    check_in_process,
+    check_in_workers,
+)
 
 
 class Sandbox:
@@ -84,6 +93,11 @@ class Sandbox:
         (``sandbox.program``); ``timeout_s`` (for both, in all) defaults to ``call_timeout_s``."""
         return check_in_workers(self.worker, code, timeout_s or self.config.call_timeout_s)
 
+    def call(self, calls: FunctionCalls, timeout_s: float | None = None) -> CallsRun:
+        """What a model's function returns for each of ``calls``, from a worker of its own that runs
+        that code alone (``sandbox.program``); ``timeout_s`` (in all) defaults to ``call_timeout_s``."""
+        return call_in_worker(self.worker, calls, timeout_s or self.config.call_timeout_s)
+
     def close(self) -> None:
         """Kill every waiting worker. Environments already opened stay theirs to close."""
         self._closed.set()
@@ -118,6 +132,10 @@ class InProcessSandbox:
     def check(self, code: TestedCode, timeout_s: float | None = None) -> ProgramRun:
         """The verdict in this process: no limit, no timeout (trusted code only)."""
         return check_in_process(code)
+
+    def call(self, calls: FunctionCalls, timeout_s: float | None = None) -> CallsRun:
+        """The calls in this process: no limit, no timeout (trusted code only)."""
+        return call_in_process(calls)
 
     def close(self) -> None:
         """Nothing to release."""

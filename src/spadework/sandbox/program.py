@@ -15,6 +15,10 @@ source, and its frames hold no caller to read.
 What it costs: the function runs apart from the tests, so a test that needs the function itself
 (passes it on as a callback, reads its attributes, checks that it mutated an argument) cannot
 pass; the function's exceptions reach the tests as one type, ``CallFailed``.
+
+The candidate side alone (``call_in_worker``) answers a caller that judges the results itself:
+the validator's second solver sends an answer puzzle's ``solve(observation)`` to a worker where
+its environment never ran, and plays what comes back, decoded as plain data, in the environment.
 """
 
 from __future__ import annotations
@@ -99,6 +103,73 @@ def check_in_workers(start: Callable[[], WorkerProcess], code: TestedCode, timeo
     if reply.get("ok"):
         return ProgramRun(True, None, time.monotonic() - began)
     return ProgramRun(False, _error("test", reply), time.monotonic() - began)
+
+
+@dataclass(frozen=True)
+class FunctionCalls:
+    """A model's function and the arguments to call it with, each call's result wanted back.
+
+    Attributes:
+        source: the model's code; defines ``entry_point``.
+        entry_point: the function's name.
+        calls: each call's positional arguments (plain data).
+    """
+
+    source: str
+    entry_point: str
+    calls: tuple[tuple[object, ...], ...]
+
+
+@dataclass(frozen=True)
+class CallsRun:
+    """What the calls returned, in order, as plain data (``sandbox.plain``): all of them, or
+    those before the first that failed, with ``error`` saying why (a raise, a value that is not
+    plain data, a timeout, a crash)."""
+
+    values: tuple[object, ...]
+    error: str | None = None
+
+
+def call_in_worker(start: Callable[[], WorkerProcess], calls: FunctionCalls, timeout_s: float) -> CallsRun:
+    """Each call's result from one fresh worker made by ``start`` that runs ``calls.source`` alone
+    (nothing else was loaded there), within ``timeout_s`` in all; the worker is killed afterwards."""
+    began = time.monotonic()
+    values: list[object] = []
+    worker = None
+    try:
+        worker = start()
+        reply = worker.request({"op": Op.DEFINE, "source": calls.source, "entry_point": calls.entry_point},
+                               max(0.01, timeout_s - (time.monotonic() - began)), "define")
+        if not reply.get("ok"):
+            return CallsRun((), _error("define", reply))
+        for args in calls.calls:
+            reply = worker.request({"op": Op.CALL, "args": plain.encode((list(args), {}))},
+                                   max(0.01, timeout_s - (time.monotonic() - began)), "call")
+            if not reply.get("ok") or not isinstance(reply.get("value"), str):
+                return CallsRun(tuple(values), _error("call", reply))
+            values.append(plain.decode(reply["value"]))
+    except EnvTimeout:
+        return CallsRun(tuple(values), f"did not answer within {timeout_s} s (the limit of all the calls)")
+    except (EnvError, plain.NotPlain) as exc:  # a crash, a reply that was not one, a forged value
+        return CallsRun(tuple(values), str(exc))
+    finally:
+        if worker is not None:
+            worker.kill()
+    return CallsRun(tuple(values))
+
+
+def call_in_process(calls: FunctionCalls) -> CallsRun:
+    """FAKE for trusted code in fast tests: the calls in this process, with no limit, the results
+    still crossing as plain data."""
+    values: list[object] = []
+    try:
+        namespace: dict = {"__name__": "__candidate__"}
+        exec(compile(calls.source, "<program>", "exec"), namespace)
+        for args in calls.calls:
+            values.append(plain.decode(plain.encode(namespace[calls.entry_point](*args))))
+    except BaseException as exc:  # noqa: BLE001 - sys.exit and friends are failures of the code
+        return CallsRun(tuple(values), str(raised("call", describe_exception(exc))))
+    return CallsRun(tuple(values))
 
 
 def _error(call: str, reply: dict) -> str:

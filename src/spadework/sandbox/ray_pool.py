@@ -134,6 +134,14 @@ class RaySandbox:
         with Sandbox(self.config) as local:
             return local.check(code, timeout_s)
 
+    def call(self, calls: Any, timeout_s: float | None = None) -> Any:
+        """A function's results from a local worker on this node (a moment's work), with the same
+        limits; see ``Sandbox.call``."""
+        from spadework.sandbox.pool import Sandbox
+
+        with Sandbox(self.config) as local:
+            return local.call(calls, timeout_s)
+
     def close(self) -> None:
         """Shut down the Ray instance this sandbox started (a cluster it joined is left running)."""
         if self._started and self.ray.is_initialized():

@@ -22,6 +22,7 @@ from spadework.validate.context import ValidatorConfig as ValidatorConfig
 from spadework.validate.context import require
 from spadework.validate.leaks import leaks
 from spadework.validate.parse import ReplyCode
+from spadework.validate.second_solver import check_second_solver
 from spadework.validate.tool_checks import check_hint_calls, check_tool_effort, check_unsolved, tools_problem
 from spadework.validate.tool_leaks import answer_actions
 
@@ -290,4 +291,5 @@ CHECKS: tuple[Check, ...] = (
     Check("determined", check_determined),
     Check("not_guessable", check_not_guessable),
     Check("no_hint_leak", check_no_hint_leak),
+    Check("second_solver", check_second_solver),
 )

@@ -40,12 +40,16 @@ class ValidatorConfig:
         turn_budget: the most turns the run's agent plays (``agent.max_turns``): a solution longer
             than it fails ``solvable``, since no play could win it; None: the environment's own
             ``max_turns`` only.
+        second_solver: an answer puzzle must define a top-level ``solve(observation)`` whose answer,
+            run apart from the class, wins every seed (``validate.second_solver``): its key follows
+            from its text.
     """
 
     seeds: tuple[int, ...] = (0, 1, 2)
     trivial_actions: tuple[str, ...] = TRIVIAL_ACTIONS
     compared: int = 8
     turn_budget: int | None = None
+    second_solver: bool = False
 
     def __post_init__(self) -> None:
         if len(set(self.seeds)) < 2:
@@ -55,15 +59,16 @@ class ValidatorConfig:
         if self.turn_budget is not None and self.turn_budget < 1:
             raise ValueError(f"ValidatorConfig.turn_budget must be at least 1, got {self.turn_budget}")
 
-    def compared_seeds(self) -> tuple[int, ...]:
-        """The seeds the determined check compares: ``seeds``, then the ones after the largest.
+    def compared_seeds(self, count: int | None = None) -> tuple[int, ...]:
+        """The seeds the determined check compares: ``seeds``, then the ones after the largest
+        (``count`` of them in all; ``compared`` when None).
 
-        >>> ValidatorConfig(seeds=(4, 1)).compared_seeds()
-        (4, 1, 5, 6, 7, 8, 9, 10)
+        >>> ValidatorConfig(seeds=(4, 1)).compared_seeds(), ValidatorConfig(seeds=(4, 1)).compared_seeds(3)
+        ((4, 1, 5, 6, 7, 8, 9, 10), (4, 1, 5))
         """
         seeds = list(dict.fromkeys(self.seeds))
         following = max(seeds) + 1
-        while len(seeds) < self.compared:
+        while len(seeds) < (self.compared if count is None else count):
             seeds.append(following)
             following += 1
         return tuple(seeds)
