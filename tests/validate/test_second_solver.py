@@ -87,16 +87,26 @@ def test_a_key_smuggled_through_the_module_does_not_reach_the_solver(sandbox):
 
 @pytest.mark.timeout(30)
 @pytest.mark.parametrize("solver, says", [
-    ("def solve(observation):\n    while True:\n        pass\n", "did not answer within"),
+    ("def solve(observation):\n    while True:\n        pass\n", "failed: did not answer within"),
+    ("class Any:\n    def __eq__(self, other):\n        return True\n\n    def __str__(self):\n"
+     "        return self\n\n\ndef solve(observation):\n    return Any()\n", "raised TypeError"),
     ("class Any:\n    def __eq__(self, other):\n        return True\n\n\n"
-     "def solve(observation):\n    return Any()\n", "not plain data"),
-    ("def solve(observation):\n    return lambda: 0\n", "not plain data"),
-    ("def solve(observation):\n    raise SystemExit(0)\n", "SystemExit"),
+     "def solve(observation):\n    return Any()\n", "Any object at"),  # compared as the text it prints
+    ("def solve(observation):\n    return lambda: 0\n", "answers '<function"),
+    ("def solve(observation):\n    raise SystemExit(0)\n", "failed: call() raised SystemExit"),
 ])
 def test_a_hostile_solver_fails_the_check_with_what_went_wrong(sandbox, solver, says):
     verdict = validate(puzzle(solver=solver), sandbox, ON)
-    assert not verdict.valid and verdict.failure.name == "second_solver"
-    assert verdict.reason.startswith("second_solver: solve(observation) failed: ") and says in verdict.reason
+    assert not verdict.valid and verdict.failure.name == "second_solver" and says in verdict.reason
+
+
+def test_an_answer_of_any_type_is_sent_as_the_text_a_player_would_write(sandbox):
+    decimal = HONEST.replace("import re", "import re\nfrom decimal import Decimal").replace(
+        'return f"{first + second:.2f}"', 'return Decimal(f"{first + second:.2f}")')
+    listed = HONEST.replace('return f"{first + second:.2f}"', 'return [round(first + second, 2)]')
+    for solver in (decimal, listed):
+        verdict = validate(puzzle(solver=solver), sandbox, ON)
+        assert verdict.valid, verdict.reason
 
 
 def test_the_calls_come_back_as_plain_data_from_a_worker_and_from_the_fake(sandbox):

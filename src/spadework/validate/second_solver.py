@@ -31,6 +31,17 @@ SOLVER_SEEDS = 16
 ``TimeExecutionEnv``) is wrong on about one seed in four, so eight seeds miss it one time in ten,
 sixteen one time in a hundred."""
 
+AS_TEXT = "_second_solver_text"
+AS_TEXT_SOURCE = f"""
+
+def {AS_TEXT}(observation):
+    answer = {SOLVER}(observation)
+    return " ".join(map(str, answer)) if isinstance(answer, (list, tuple)) else str(answer)
+"""
+"""Appended to the solver's source and called in its place: the answer written as a player sends it
+(``answer_text``), in the solver's worker, so an answer of any type (a ``Decimal``, a fraction)
+comes back as text, and an object that claims to equal everything comes back as what it prints."""
+
 KEPT = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef, ast.Assign, ast.AnnAssign)
 """The top-level statements the solver runs with: imports, functions, helper classes and constants."""
 
@@ -66,12 +77,13 @@ def check_second_solver(ctx: CheckContext) -> None:
                           "class: it reads the puzzle's text and returns the answer, without the class or "
                           "anything it stores")
     seeds = ctx.config.compared_seeds(SOLVER_SEEDS)
-    run = ctx.sandbox.call(FunctionCalls(source, SOLVER, tuple((ctx.episode(s).observation,) for s in seeds)))
+    observations = tuple((ctx.episode(seed).observation,) for seed in seeds)
+    run = ctx.sandbox.call(FunctionCalls(source + AS_TEXT_SOURCE, AS_TEXT, observations))
     if run.error is not None:
         raise CheckFailed(f"{SOLVER}(observation) failed: {run.error}; it runs alone, with the module's "
                           "imports, functions and helpers but not its environment class")
     for seed, answer in zip(seeds, run.values, strict=True):
-        text = answer_text(answer)
+        text = answer_text(answer)  # text already, or the worker was not the one that answered
         if not is_solved(ctx.play(seed, [text]).score):
             key = ctx.episode(seed).solution[0]
             raise CheckFailed(f"seed {seed}: {SOLVER}(observation), reading the text alone, answers "
