@@ -111,8 +111,8 @@ def main() -> None:
     policy = None if args.solvers else load_eval_policy(spec)
     rows = []
     with Sandbox() as sandbox:
-        for spec in args.designs:
-            name, source = design_source(spec)
+        for design in args.designs:
+            name, source = design_source(design)
             shown = openings(sandbox, source) if args.blind and not args.solvers else []
             solver = solver_of(name, source, policy, args.solvers, args.replies, shown)
             verdict = validate(f"{source.rstrip()}\n\n\n{solver.strip()}\n", sandbox,

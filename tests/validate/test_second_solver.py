@@ -142,8 +142,36 @@ def test_the_bench_reads_designs_from_files_and_judges_a_persons_solvers_and_a_p
     assert [(r["design"], r["class"], r["check"]) for r in rows] == [
         ("wrong", "wrong key", "second_solver"), ("fair", "-", "valid")]
     # a policy is asked for the solver: the scripted fake writes none, and the check asks for it
-    monkeypatch.setattr(sys, "argv", ["second_solver.py", str(fair),
-                                      "--set", "policy.kind=scripted"])
-    bench.main()
-    row = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["designs"][0]
-    assert row["check"] == "second_solver" and row["message"].startswith("define solve(observation: str)")
+    for blind in ([], ["--blind"]):  # shown the source, or three openings read in the sandbox
+        monkeypatch.setattr(sys, "argv", ["second_solver.py", str(fair), "--set", "policy.kind=scripted",
+                                          "--replies", str(tmp_path / "replies"), *blind])
+        bench.main()
+        row = json.loads(capsys.readouterr().out.strip().splitlines()[-1])["designs"][0]
+        assert row["check"] == "second_solver" and row["message"].startswith("define solve(observation: str)")
+        assert (tmp_path / "replies" / "fair.md").is_file()
+
+
+def test_the_blind_request_shows_the_openings_and_never_the_source(benchmark_script, sandbox):
+    bench = benchmark_script("second_solver")
+
+    class RecordingPolicy:
+        """FAKE policy: records each conversation and answers with a solver inside a rewritten class."""
+
+        def __init__(self):
+            self.asked: list[str] = []
+
+        def generate(self, conversations, sampling, tools=None):
+            from spadework.policy.base import Completion
+
+            self.asked.append(conversations[0][-1].content)
+            return [Completion("```python\nclass TimesEnv:\n    pass\n\n\ndef solve(o):\n    return 1\n```")]
+
+    policy, source = RecordingPolicy(), puzzle(solver="")
+    shown = bench.openings(sandbox, source)
+    assert len(shown) == 3 and all(text.startswith("Two runs took") for text in shown)
+    solver = bench.solver_of("fair", source, policy, None, None, shown)
+    assert all(text in policy.asked[0] for text in shown) and "class TimesEnv" not in policy.asked[0]
+    assert solver == "def solve(o):\n    return 1"  # the reply's class is never taken
+    bench.solver_of("fair", source, policy, None, None)
+    shown_source = policy.asked[1]
+    assert "class TimesEnv(AnswerEnv)" in shown_source and "Also write `solve(observation)`" in shown_source
