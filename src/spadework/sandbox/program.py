@@ -73,7 +73,7 @@ def check_in_workers(start: Callable[[], WorkerProcess], code: TestedCode, timeo
     began = time.monotonic()
 
     def left() -> float:
-        return max(0.01, timeout_s - (time.monotonic() - began))
+        return _left(began, timeout_s)
 
     candidate = tester = None
     try:
@@ -139,12 +139,12 @@ def call_in_worker(start: Callable[[], WorkerProcess], calls: FunctionCalls, tim
     try:
         worker = start()
         reply = worker.request({"op": Op.DEFINE, "source": calls.source, "entry_point": calls.entry_point},
-                               max(0.01, timeout_s - (time.monotonic() - began)), "define")
+                               _left(began, timeout_s), "define")
         if not reply.get("ok"):
             return CallsRun((), _error("define", reply))
         for args in calls.calls:
             reply = worker.request({"op": Op.CALL, "args": plain.encode((list(args), {}))},
-                                   max(0.01, timeout_s - (time.monotonic() - began)), "call")
+                                   _left(began, timeout_s), "call")
             if not reply.get("ok") or not isinstance(reply.get("value"), str):
                 return CallsRun(tuple(values), _error("call", reply))
             values.append(plain.decode(reply["value"]))
@@ -170,6 +170,11 @@ def call_in_process(calls: FunctionCalls) -> CallsRun:
     except BaseException as exc:  # noqa: BLE001 - sys.exit and friends are failures of the code
         return CallsRun(tuple(values), str(raised("call", describe_exception(exc))))
     return CallsRun(tuple(values))
+
+
+def _left(began: float, timeout_s: float) -> float:
+    """Seconds left of ``timeout_s`` since ``began`` (``time.monotonic``), never quite none."""
+    return max(0.01, timeout_s - (time.monotonic() - began))
 
 
 def _error(call: str, reply: dict) -> str:

@@ -41,8 +41,8 @@ class ValidatorConfig:
             than it fails ``solvable``, since no play could win it; None: the environment's own
             ``max_turns`` only.
         second_solver: an answer puzzle must define a top-level ``solve(observation)`` whose answer,
-            run apart from the class, wins each of 16 seeds (``designer.second_solver``;
-            ``validate.second_solver``): its key follows from its text.
+            run apart from the class, wins each of 16 seeds: its key follows from its text (set by
+            ``designer.second_solver``; the check is ``validate.second_solver``).
     """
 
     seeds: tuple[int, ...] = (0, 1, 2)

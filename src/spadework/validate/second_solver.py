@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import ast
 
-from spadework.envs.base import answer_text
 from spadework.envs.contract import is_answer_puzzle, is_solved
 from spadework.errors import CheckFailed
 from spadework.sandbox.program import FunctionCalls
@@ -35,8 +34,8 @@ AS_TEXT = "_second_solver_text"
 AS_TEXT_SOURCE = f"""
 
 def {AS_TEXT}(observation):
-    answer = {SOLVER}(observation)
-    return " ".join(map(str, answer)) if isinstance(answer, (list, tuple)) else str(answer)
+    from spadework.envs.base import answer_text
+    return answer_text({SOLVER}(observation))
 """
 """Appended to the solver's source and called in its place: the answer written as a player sends it
 (``answer_text``), in the solver's worker, so an answer of any type (a ``Decimal``, a fraction)
@@ -83,7 +82,7 @@ def check_second_solver(ctx: CheckContext) -> None:
         raise CheckFailed(f"{SOLVER}(observation) failed: {run.error}; it runs alone, with the module's "
                           "imports, functions and helpers but not its environment class")
     for seed, answer in zip(seeds, run.values, strict=True):
-        text = answer_text(answer)  # text already, or the worker was not the one that answered
+        text = str(answer)  # the worker's answer_text
         if not is_solved(ctx.play(seed, [text]).score):
             key = ctx.episode(seed).solution[0]
             raise CheckFailed(f"seed {seed}: {SOLVER}(observation), reading the text alone, answers "
