@@ -108,7 +108,7 @@ class DesignOutcome:
 
 
 def check_progress(design: Design) -> float:
-    """The share of the validator's checks the design's final reply passed.
+    """The share of the validator's checks the design's final reply passed (or that did not apply to it).
 
     >>> from spadework.designer.design import DesignAttempt
     >>> from spadework.validate.verdict import CheckResult, Outcome, Verdict
@@ -118,7 +118,7 @@ def check_progress(design: Design) -> float:
     0.25
     """
     checks = design.final.verdict.checks
-    return sum(c.passed for c in checks) / len(checks) if checks else 0.0
+    return sum(c.ok for c in checks) / len(checks) if checks else 0.0
 
 
 @dataclass(frozen=True)
