@@ -272,6 +272,9 @@ class PagesEnv(AnswerEnv):
 """An answer puzzle whose ``hint()`` is only a docstring (the slip of 14 of the full arm's first 99
 design attempts): it returns None."""
 
+FORGOT = DOCSTRING_HINT.replace('once each."""', 'once each."""\n        text = \'Add them.\'')
+"""A ``hint()`` that computes and forgets to return: its docstring is no hint."""
+
 DOCSTRING_TOLERANCE = "hint() held only a docstring and returned None; used the docstring as the hint"
 
 
@@ -280,15 +283,15 @@ def test_a_hint_written_only_as_a_docstring_is_read_from_it_and_said(sandbox):
     assert verdict.valid, verdict.reason
     assert verdict.hint == "Add the chapters' pages:\nall of them, once each."
     assert verdict.tolerances == (DOCSTRING_TOLERANCE,)
-    refused = validate(DOCSTRING_HINT, Sandbox(SandboxConfig(pool_size=0, docstring_hint=False)))
-    assert refused.reason.startswith("contract: ") and "hint() returned a None; return a str" in refused.reason
+    with Sandbox(SandboxConfig(pool_size=0, docstring_hint=False)) as refusing:
+        refused = validate(DOCSTRING_HINT, refusing)
+    assert refused.reason.startswith("contract: ")
+    assert refused.reason.endswith("hint() returned a None; return a str")
 
 
 def test_a_hint_that_computes_and_forgets_to_return_is_not_read_from_its_docstring():
-    forgot = DOCSTRING_HINT.replace("all of them, once each.\"\"\"",
-                                    "all of them, once each.\"\"\"\n        text = 'Add them.'")
-    assert "text = 'Add them.'" in forgot
-    with InProcessSandbox().open(forgot) as env:
+    assert "text = 'Add them.'" in FORGOT
+    with InProcessSandbox().open(FORGOT) as env:
         env.reset(seed=1)
         assert (env.hint(), env.tolerances) == (None, [])
 
@@ -296,9 +299,11 @@ def test_a_hint_that_computes_and_forgets_to_return_is_not_read_from_its_docstri
 def test_a_docstring_hint_is_checked_for_leaks_like_any_hint(sandbox):
     """The docstring is static text, but it is the hint: a docstring naming an answer some seeds
     have gives that answer away on those seeds."""
-    leaking = DOCSTRING_HINT.replace("[self.rng.randint(5, 30) for _ in range(3)]", "[self.rng.choice([40, 41]), 0, 0]") \
+    leaking = DOCSTRING_HINT.replace("[self.rng.randint(5, 30) for _ in range(3)]",
+                                     "[self.rng.choice([40, 41]), 0, 0]") \
         .replace("Add the chapters' pages:\n        all of them, once each.", "It is 40 or 41.")
     assert "It is 40 or 41." in leaking
     verdict = validate(leaking, sandbox)
-    assert verdict.reason == "no_hint_leak: seed 0: the hint gives away the answer ('41'); hint at the method instead"
+    assert verdict.reason == ("no_hint_leak: seed 0: the hint gives away the answer ('41'); "
+                              "hint at the method instead")
     assert DOCSTRING_TOLERANCE in verdict.tolerances

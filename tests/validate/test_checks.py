@@ -286,7 +286,8 @@ def test_good_fixture_is_valid(path, any_sandbox):
     verdict = verdict_of(path, any_sandbox)
     assert verdict.valid, verdict.reason
     expected = {name: (Outcome.PASSED, "") for name in CHECK_NAMES}
-    expected["second_solver"] = (Outcome.OFF, "off: designer.second_solver is false, so no solver was asked for")
+    expected["second_solver"] = (Outcome.OFF,
+                                 "off: designer.second_solver is false, so no solver was asked for")
     if not path.name.startswith("tool_"):
         expected["tool_effort"] = (Outcome.OFF, "not a tool world: no calls to weigh")
     assert [(c.name, c.outcome, c.message) for c in verdict.checks] == \

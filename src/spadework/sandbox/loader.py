@@ -123,7 +123,8 @@ def misplaced_base_imports(tree: ast.Module) -> list[ast.ImportFrom]:
             and {alias.name for alias in node.names} <= RELOCATABLE_NAMES]
 
 
-def load(source: str, default_max_turns: int = DEFAULT_MAX_TURNS, *, docstring_hint: bool = True) -> EnvAdapter:
+def load(source: str, default_max_turns: int = DEFAULT_MAX_TURNS, *,
+         docstring_hint: bool = True) -> EnvAdapter:
     """Execute ``source`` as a module and instantiate its environment class (``docstring_hint``: a
     ``hint()`` that is only a docstring gives the docstring, see ``EnvAdapter.hint``).
 
@@ -328,6 +329,7 @@ class EnvAdapter:
         if hint is None and self.docstring_hint:
             written = docstring_only(type(self.env).hint)
             if written is not None:
-                self._tolerate("hint() held only a docstring and returned None; used the docstring as the hint")
+                self._tolerate("hint() held only a docstring and returned None; "
+                               "used the docstring as the hint")
                 return written
         return hint

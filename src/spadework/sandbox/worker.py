@@ -128,7 +128,8 @@ class Worker:
         if op in (Op.DEFINE, Op.CALL, Op.TEST):  # the two sides of a code verdict (``sandbox.program``)
             return getattr(self, op.value)(request)
         if op is Op.LOAD:
-            self.env = self.load(request["source"], self.default_max_turns, docstring_hint=self.docstring_hint)
+            self.env = self.load(request["source"], self.default_max_turns,
+                                 docstring_hint=self.docstring_hint)
             return {"class_name": self.env.class_name, "max_turns": self.env.max_turns}
         if self.env is None:
             raise RuntimeError("no environment loaded")
