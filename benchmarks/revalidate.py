@@ -1,14 +1,16 @@
 """What would today's validator say about a run's designs? Each archived design attempt, validated
 again in the real sandbox with the settings the run validated it with (its seeds, the agent's turns,
 the second solver) under the run's config with ``--set`` overrides (a setting the run's config
-predates takes today's default: set it to say which); how many designs would gain.
+predates takes today's default: set it to say which); how many designs would gain. The loop's
+``novel`` check (a near-duplicate of an earlier design) is not run again: take ``--reason`` to
+leave out what it refused.
 
     python benchmarks/revalidate.py RUN_DIR [--reason TEXT] [--set SECTION.FIELD=VALUE ...]
 
 ``--reason TEXT`` takes only the attempts whose stored verdict's reason holds TEXT (e.g. ``"hint()
 returned a None"``). One line an attempt: archive id, class, the stored verdict, the new one; then
 how many of them are valid now, and how many designs no attempt of which was valid would have one.
-Nothing is written: the archive is opened read-only.
+The archive is only read (opening it does its upkeep: write-ahead logging, a schema upgrade).
 """
 
 from __future__ import annotations
@@ -19,8 +21,7 @@ from pathlib import Path
 
 from spadework.archive import Archive, EnvRecord
 from spadework.config import CONFIG_FILE, RunConfig, load_config, parse_assignment
-from spadework.engines import open_sandbox
-from spadework.outcomes import validation_seeds
+from spadework.engines import open_sandbox, validator_settings
 from spadework.sandbox import SandboxProtocol
 from spadework.validate import ValidatorConfig, validate
 
@@ -31,9 +32,7 @@ def revalidated(records: list[EnvRecord], config: RunConfig, sandbox: SandboxPro
     out = []
     for record in records:
         design = record.design
-        seeds = validation_seeds(config.run.seed, design.iteration) if design is not None else (0, 1, 2)
-        settings = ValidatorConfig(seeds=seeds, turn_budget=config.agent.max_turns,
-                                   second_solver=config.designer.second_solver)
+        settings = validator_settings(config, design.iteration) if design is not None else ValidatorConfig()
         out.append((record, validate(record.source, sandbox, settings).reason))
     return out
 

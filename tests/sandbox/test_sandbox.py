@@ -289,9 +289,15 @@ def test_a_hint_written_only_as_a_docstring_is_read_from_it_and_said(sandbox):
     assert refused.reason.endswith("hint() returned a None; return a str")
 
 
-def test_a_hint_that_computes_and_forgets_to_return_is_not_read_from_its_docstring():
-    assert "text = 'Add them.'" in FORGOT
-    with InProcessSandbox().open(FORGOT) as env:
+def test_a_hint_that_computes_forgets_to_return_or_is_not_the_method_is_not_read_from_a_docstring():
+    shadowed = DOCSTRING_HINT.replace("        return f\"Chapters", "        self.hint = lambda: None\n"
+                                      "        return f\"Chapters")  # the class's docstring method never runs
+    assert "text = 'Add them.'" in FORGOT and "self.hint = lambda: None" in shadowed
+    for source in (FORGOT, shadowed):
+        with InProcessSandbox().open(source) as env:
+            env.reset(seed=1)
+            assert (env.hint(), env.tolerances) == (None, [])
+    with InProcessSandbox(SandboxConfig(docstring_hint=False)).open(DOCSTRING_HINT) as env:  # the setting off
         env.reset(seed=1)
         assert (env.hint(), env.tolerances) == (None, [])
 

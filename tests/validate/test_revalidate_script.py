@@ -10,9 +10,8 @@ from tests.sandbox.test_sandbox import DOCSTRING_HINT, FORGOT
 
 from spadework.archive import Archive, DesignResult, EnvRecord
 from spadework.config import CONFIG_FILE, load_config
-from spadework.engines import open_sandbox
-from spadework.outcomes import validation_seeds
-from spadework.validate import ValidatorConfig, validate
+from spadework.engines import open_sandbox, validator_settings
+from spadework.validate import validate
 
 
 @pytest.fixture
@@ -21,7 +20,7 @@ def run_dir(tmp_path):
     docstring hint refused: one that fails only on it, one valid, one that fails anyway."""
     config = load_config(None, {"sandbox.docstring_hint": False, "sandbox.pool_size": 0})
     (tmp_path / CONFIG_FILE).write_text(config.to_toml(), encoding="utf-8")
-    settings = ValidatorConfig(seeds=validation_seeds(config.run.seed, 2), turn_budget=config.agent.max_turns)
+    settings = validator_settings(config, 2)  # as the run validated iteration 2
     fair = DOCSTRING_HINT.replace('"""Add the chapters\' pages:\n        all of them, once each."""',
                                   'return "Add the pages of all the chapters."')
     with open_sandbox(config) as sandbox, Archive.open(tmp_path) as archive:

@@ -80,8 +80,8 @@ def test_a_puzzle_without_a_solver_is_told_to_write_one_and_a_class_method_is_no
         assert not verdict.valid and "define solve(observation: str) -> str at the module's top level" \
             in verdict.reason
     off = validate(puzzle(solver=""), InProcessSandbox())  # off: nothing asked, and recorded so
-    assert off.valid and checked(off, "second_solver") == ("off", "off: designer.second_solver is false, "
-                                                                  "so no solver was asked for")
+    assert off.valid and checked(off, "second_solver") == (
+        "off", "not asked for: designer.second_solver (ValidatorConfig.second_solver) is off")
 
 
 def test_a_key_smuggled_through_the_module_does_not_reach_the_solver(sandbox):

@@ -185,22 +185,28 @@ def _only_a_docstring() -> None:
 
 
 def docstring_only(function: Any) -> str | None:
-    """The docstring of a function whose body is only that docstring, cleaned as ``inspect`` cleans it;
-    None for any other function (one that computes something, or has no docstring).
+    """The docstring of a function whose body is only that docstring (``pass`` or ``return None``
+    beside it change nothing), cleaned as ``inspect`` cleans it; None for any other function (one
+    that computes or returns something, or has no docstring).
 
     >>> def hint(self):
     ...     '''Sort the pages first.'''
     >>> def forgot(self):
     ...     '''A hint.'''
     ...     text = "Sort the pages first."
-    >>> docstring_only(hint), docstring_only(forgot), docstring_only(lambda self: None)
-    ('Sort the pages first.', None, None)
+    >>> def answers(self):
+    ...     '''A hint.'''
+    ...     return 5
+    >>> [docstring_only(f) for f in (hint, forgot, answers, lambda self: None)]
+    ['Sort the pages first.', None, None, None]
     """
     code = getattr(function, "__code__", None)
     doc = getattr(function, "__doc__", None)
-    if not isinstance(code, types.CodeType) or not isinstance(doc, str) or not doc.strip():
+    if not isinstance(code, types.CodeType) or type(doc) is not str or not doc.strip():
         return None
-    if code.co_code != _only_a_docstring.__code__.co_code or code.co_names:
+    reference = _only_a_docstring.__code__
+    if (code.co_code, code.co_names, code.co_consts[1:]) != \
+            (reference.co_code, reference.co_names, reference.co_consts[1:]):
         return None
     return inspect.cleandoc(doc)
 
@@ -325,9 +331,10 @@ class EnvAdapter:
     def hint(self) -> Any:
         """The environment's ``hint()``; one that returns nothing and whose body is only a docstring
         gives the docstring (with ``docstring_hint``): the hint was written where it is not returned."""
-        hint = self.env.hint()
+        method = self.env.hint
+        hint = method()
         if hint is None and self.docstring_hint:
-            written = docstring_only(type(self.env).hint)
+            written = docstring_only(getattr(method, "__func__", None))  # the method that ran
             if written is not None:
                 self._tolerate("hint() held only a docstring and returned None; "
                                "used the docstring as the hint")

@@ -29,8 +29,8 @@ class SandboxSection(Section):
     executor: Executor = Field(Executor.LOCAL, description="local, or ray: environments run on Ray actors")
     ray_address: str | None = Field(None, description="a Ray cluster ('auto', 'ray://host:10001'); "
                                     "unset starts a local Ray")
+    ray_cpus_per_env: float = Field(0.0, ge=0, description="CPU share each environment actor reserves "
+                                    "(0: never blocks a rollout, which keeps all its environments open)")
     docstring_hint: bool = Field(True, description="a hint() whose body is only a docstring gives its "
                                  "docstring as the hint (a slip the 1.5B makes in about one design in "
                                  "seven); false refuses such a design, as a hint() returning None")
-    ray_cpus_per_env: float = Field(0.0, ge=0, description="CPU share each environment actor reserves "
-                                    "(0: never blocks a rollout, which keeps all its environments open)")

@@ -76,7 +76,8 @@ class Worker:
 
         self.rfd, self.wfd = rfd, wfd
         self.max_bytes = config["max_message_bytes"]
-        self.default_max_turns, self.docstring_hint = config["default_max_turns"], config["docstring_hint"]
+        self.default_max_turns = config["default_max_turns"]
+        self.docstring_hint = config["docstring_hint"]
         self.frame, self.unframe, self.header = protocol.frame, protocol.unframe, protocol.HEADER
         self.op = protocol.Op
         self.load = loader.load

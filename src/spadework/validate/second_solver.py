@@ -69,7 +69,7 @@ def check_second_solver(ctx: CheckContext) -> None:
     """With ``second_solver`` on, an answer puzzle's ``solve(observation)``, run apart from its
     class, answers every validation seed as the episode accepts (see the module)."""
     if not ctx.config.second_solver:
-        raise CheckOff("off: designer.second_solver is false, so no solver was asked for")
+        raise CheckOff("not asked for: designer.second_solver (ValidatorConfig.second_solver) is off")
     if ctx.tool_world or not is_answer_puzzle(ctx.code or ""):
         raise CheckOff("not an answer puzzle: the second solver answers puzzles only")
     source = solver_source(ctx.tree) if ctx.tree is not None else None
