@@ -31,10 +31,9 @@ from spadework.config import parse_assignment
 from spadework.corpus import CorpusSampler, cut_to_budget, open_corpus
 from spadework.designer import DesignRequest, DesignSettings, MemoryDigest, design_batch, run_index
 from spadework.designer.prompts import DesignForm
-from spadework.engines import sampling
+from spadework.engines import open_sandbox, sampling
 from spadework.eval.command import with_overrides
 from spadework.eval.policies import load_eval_policy, parse_policy_spec
-from spadework.sandbox import Sandbox
 from spadework.validate import ValidatorConfig
 
 
@@ -68,7 +67,7 @@ def main() -> None:
                               temperature_step=designer.repair_temperature_step, retry=designer.retry,
                               validator=ValidatorConfig(second_solver=designer.second_solver))
     start = time.perf_counter()
-    with Sandbox() as sandbox:
+    with open_sandbox(config) as sandbox:  # the [sandbox] section (--set sandbox.docstring_hint=false)
         designs = design_batch(policy, sandbox, requests, MemoryDigest(), settings)
     seconds = time.perf_counter() - start
 

@@ -28,10 +28,11 @@ from pathlib import Path
 from spadework.archive import Archive
 from spadework.config import parse_assignment
 from spadework.designer.prompts import system_message, template
+from spadework.engines import open_sandbox
 from spadework.eval.command import with_overrides
 from spadework.eval.policies import load_eval_policy, parse_policy_spec
 from spadework.policy.base import Message, Role, Sampling
-from spadework.sandbox import Sandbox
+from spadework.sandbox import SandboxProtocol
 from spadework.validate import ValidatorConfig, read_source, validate
 from spadework.validate.parse import ReplyCode
 from spadework.validate.second_solver import solver_source
@@ -76,7 +77,7 @@ def solver_of(name: str, source: str, policy, solvers: Path | None, replies: Pat
     return replied_solver(ReplyCode.of(reply).code or "")
 
 
-def openings(sandbox: Sandbox, source: str, seeds: Sequence[int] = BLIND_SEEDS) -> list[str]:
+def openings(sandbox: SandboxProtocol, source: str, seeds: Sequence[int] = BLIND_SEEDS) -> list[str]:
     """The puzzle's first observation on each seed, read in the sandbox."""
     env = sandbox.open(source)
     try:
@@ -110,7 +111,7 @@ def main() -> None:
     spec = with_overrides(parse_policy_spec(args.policy), None, dict(parse_assignment(t) for t in args.sets))
     policy = None if args.solvers else load_eval_policy(spec)
     rows = []
-    with Sandbox() as sandbox:
+    with open_sandbox(spec.config) as sandbox:
         for design in args.designs:
             name, source = design_source(design)
             shown = openings(sandbox, source) if args.blind and not args.solvers else []

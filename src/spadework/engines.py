@@ -21,12 +21,14 @@ from spadework.diversity import DiversitySettings, DiversityTracker, RunDiversit
 from spadework.diversity.embed import Embedder, make_embedder
 from spadework.diversity.run import INDEX_DIR
 from spadework.errors import ConfigError
+from spadework.outcomes import validation_seeds
 from spadework.policy import PolicySettings, build_policy
 from spadework.policy.base import Policy, Sampling
 from spadework.policy.settings import PolicyKind
 from spadework.rollout import RolloutConfig
 from spadework.sandbox import Sandbox, SandboxConfig, SandboxProtocol
 from spadework.sandbox.settings import Executor
+from spadework.validate.checks import ValidatorConfig
 
 if TYPE_CHECKING:  # the learner (and torch) are imported only by runs that train
     from spadework.learn.sync import WeightSync
@@ -59,6 +61,19 @@ def rollout_config(agent: AgentSection, sampling: Sampling) -> RolloutConfig:
     return RolloutConfig(max_turns_cap=agent.max_turns, context_tokens=agent.context_tokens,
                          concurrency=agent.concurrency, hint_style=agent.hint_style, sampling=sampling,
                          audit=True, tool_prompt=agent.tool_prompt)
+
+
+def validator_settings(config: RunConfig, iteration: int) -> ValidatorConfig:
+    """How the run validates an iteration's designs: on seeds of the iteration's own
+    (``validation_seeds``), within the agent's turns, with the second solver when the designer is
+    asked for one.
+
+    >>> settings = validator_settings(RunConfig(), 3)
+    >>> settings.seeds == validation_seeds(0, 3), settings.turn_budget, settings.second_solver
+    (True, 6, False)
+    """
+    return ValidatorConfig(seeds=validation_seeds(config.run.seed, iteration),
+                           turn_budget=config.agent.max_turns, second_solver=config.designer.second_solver)
 
 
 def sandbox_settings(config: RunConfig) -> SandboxConfig:

@@ -65,6 +65,10 @@ class CheckFailed(SpadeworkError):
     """A validation check found a problem; the message says what is wrong and what to change."""
 
 
+class CheckOff(SpadeworkError):
+    """A validation check does not apply to this design, or its setting is off; the message says which."""
+
+
 class PolicyError(SpadeworkError):
     """An inference backend failed: a missing model, a wrong URL or model name, a server error."""
 

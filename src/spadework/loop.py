@@ -33,7 +33,7 @@ from spadework.designer.memory import DEFAULT_BAND
 from spadework.designer.pool import PoolMember, draw_designs
 from spadework.designer.run_novelty import RunNovelty
 from spadework.diversity import DiversityTracker
-from spadework.engines import rollout_config, sampling
+from spadework.engines import rollout_config, sampling, validator_settings
 from spadework.errors import UsageError
 from spadework.eval.tasks import TaskSpec
 from spadework.kinds import AdvantageGroup, Arms
@@ -47,7 +47,6 @@ from spadework.outcomes import (
     design_id,
     iteration_metrics,
     play_seeds,
-    validation_seeds,
     with_designer_advantages,
 )
 from spadework.replay import ReplayPlan, ReplayScore, plan_replay, replay_candidates
@@ -55,7 +54,6 @@ from spadework.rollout import Arm, Episode, PlayJob, run_plays
 from spadework.rundir import append_metrics, write_atomically
 from spadework.sandbox import SandboxProtocol
 from spadework.tracking import Trackers
-from spadework.validate.checks import ValidatorConfig
 from spadework.window import Window, settled, window_metrics
 
 if TYPE_CHECKING:  # the learner (and torch) are imported only by runs that train
@@ -278,9 +276,7 @@ class Loop:
         settings = DesignSettings(
             sampling=sampling(designer.sampling, self.iteration_seed(iteration)),
             max_attempts=designer.max_attempts, novelty=novelty,
-            validator=ValidatorConfig(seeds=validation_seeds(self.config.run.seed, iteration),
-                                      turn_budget=self.config.agent.max_turns,
-                                      second_solver=designer.second_solver),
+            validator=validator_settings(self.config, iteration),
             temperature_step=designer.repair_temperature_step, retry=designer.retry,
             hint_call=designer.hint_writer, hint_temperature=designer.hint_temperature)
         return design_batch(self.policy, self.sandbox, requests, digest, settings)

@@ -108,17 +108,17 @@ class DesignOutcome:
 
 
 def check_progress(design: Design) -> float:
-    """The share of the validator's checks the design's final reply passed.
+    """The share of the validator's checks the design's final reply passed (or that did not apply to it).
 
     >>> from spadework.designer.design import DesignAttempt
     >>> from spadework.validate.verdict import CheckResult, Outcome, Verdict
-    >>> checks = (CheckResult("parse", Outcome.PASSED, ""), CheckResult("static", Outcome.FAILED, "x"),
-    ...           CheckResult("load", Outcome.SKIPPED, ""), CheckResult("solvable", Outcome.SKIPPED, ""))
+    >>> checks = (CheckResult("parse", Outcome.PASSED, ""), CheckResult("tool_effort", Outcome.OFF, "x"),
+    ...           CheckResult("static", Outcome.FAILED, "x"), CheckResult("load", Outcome.SKIPPED, ""))
     >>> check_progress(Design("d", "doc", None, (DesignAttempt(1, (), "", None, Verdict(checks, "none")),)))
-    0.25
+    0.5
     """
     checks = design.final.verdict.checks
-    return sum(c.passed for c in checks) / len(checks) if checks else 0.0
+    return sum(c.ok for c in checks) / len(checks) if checks else 0.0
 
 
 @dataclass(frozen=True)

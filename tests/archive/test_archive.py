@@ -236,7 +236,7 @@ def test_schema_and_pragmas(tmp_path: Path) -> None:
     Archive.open(tmp_path).close()
     conn = sqlite3.connect(tmp_path / ARCHIVE_FILE)
     try:
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         columns = [row[1] for row in conn.execute("PRAGMA table_info(environments)")]
     finally:
@@ -503,3 +503,16 @@ def test_version_3_archive_gains_summaries_for_every_record_with_a_note(tmp_path
         assert [s.id for s in archive.digest_rows(2, 5, (0.15, 0.85))] == [1, 2, 3, 5]  # the valid ones
     with Archive.open(tmp_path) as archive:
         assert capsys.readouterr().err == ""  # once
+
+
+def test_version_4_archive_is_read_and_marked_as_one_that_may_hold_off_checks(tmp_path: Path) -> None:
+    """Version 5 added no table: a version-4 archive is read as it is, and marked 5, so that a spadework
+    that cannot read an "off" check outcome refuses it with the version message, not a ValueError."""
+    with Archive.open(tmp_path) as archive:
+        archive.commit_iteration(0, [played_design(0, 0.5)], {}, {})
+    older_archive(tmp_path, 4)
+    with Archive.open(tmp_path) as archive:
+        assert [r.valid for r in archive.records()] == [True]
+    conn = sqlite3.connect(tmp_path / ARCHIVE_FILE)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 5
+    conn.close()

@@ -66,6 +66,7 @@ def test_the_coevolution_experiment_runs_windows_with_both_roles_trained(tmp_pat
         "learn.max_sample_tokens": 60_000,  # the tiny learner's tokens are bytes: a design prompt is many
         "learn.init_adapter": "",  # the config's start is the 1.5B's adapter; the tiny learner's is fresh
         "sandbox.pool_size": 2, "diversity.embedder": "hashing"})
+    assert not config.sandbox.docstring_hint  # the arms keep the validator they began with
     summary = run(config, tmp_path / "run")
     trained = [m["iteration"] for m in summary.metrics if m["learn/samples"] > 0 and not m["learn/skipped"]]
     assert summary.iterations == 4 and summary.metrics[-1]["learn/updates"] == len(trained)  # one update each

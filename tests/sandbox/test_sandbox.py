@@ -249,3 +249,67 @@ def test_the_base_class_from_a_submodule_that_does_not_exist_is_tolerated(sandbo
         verdict.tolerances
     other = source.replace("import TextEnv", "import TextEnv, helper")  # more than the base class: refused
     assert validate(other, sandbox).failure.name == "static"
+
+
+DOCSTRING_HINT = '''
+from spadework.envs import AnswerEnv
+
+
+class PagesEnv(AnswerEnv):
+    """How many pages a book of chapters has."""
+
+    max_turns = 3
+
+    def new_episode(self):
+        self.chapters = [self.rng.randint(5, 30) for _ in range(3)]
+        self.answer = sum(self.chapters)
+        return f"Chapters of {', '.join(map(str, self.chapters))} pages. How many pages in all?"
+
+    def hint(self):
+        """Add the chapters' pages:
+        all of them, once each."""
+'''
+"""An answer puzzle whose ``hint()`` is only a docstring (the slip of 14 of the full arm's first 99
+design attempts): it returns None."""
+
+FORGOT = DOCSTRING_HINT.replace('once each."""', 'once each."""\n        text = \'Add them.\'')
+"""A ``hint()`` that computes and forgets to return: its docstring is no hint."""
+
+DOCSTRING_TOLERANCE = "hint() held only a docstring and returned None; used the docstring as the hint"
+
+
+def test_a_hint_written_only_as_a_docstring_is_read_from_it_and_said(sandbox):
+    verdict = validate(DOCSTRING_HINT, sandbox)
+    assert verdict.valid, verdict.reason
+    assert verdict.hint == "Add the chapters' pages:\nall of them, once each."
+    assert verdict.tolerances == (DOCSTRING_TOLERANCE,)
+    with Sandbox(SandboxConfig(pool_size=0, docstring_hint=False)) as refusing:
+        refused = validate(DOCSTRING_HINT, refusing)
+    assert refused.reason.startswith("contract: ")
+    assert refused.reason.endswith("hint() returned a None; return a str")
+
+
+def test_a_hint_that_computes_forgets_to_return_or_is_not_the_method_is_not_read_from_a_docstring():
+    shadowed = DOCSTRING_HINT.replace("        return f\"Chapters", "        self.hint = lambda: None\n"
+                                      "        return f\"Chapters")  # the class's docstring method never runs
+    assert "text = 'Add them.'" in FORGOT and "self.hint = lambda: None" in shadowed
+    for source in (FORGOT, shadowed):
+        with InProcessSandbox().open(source) as env:
+            env.reset(seed=1)
+            assert (env.hint(), env.tolerances) == (None, [])
+    with InProcessSandbox(SandboxConfig(docstring_hint=False)).open(DOCSTRING_HINT) as env:  # the setting off
+        env.reset(seed=1)
+        assert (env.hint(), env.tolerances) == (None, [])
+
+
+def test_a_docstring_hint_is_checked_for_leaks_like_any_hint(sandbox):
+    """The docstring is static text, but it is the hint: a docstring naming an answer some seeds
+    have gives that answer away on those seeds."""
+    leaking = DOCSTRING_HINT.replace("[self.rng.randint(5, 30) for _ in range(3)]",
+                                     "[self.rng.choice([40, 41]), 0, 0]") \
+        .replace("Add the chapters' pages:\n        all of them, once each.", "It is 40 or 41.")
+    assert "It is 40 or 41." in leaking
+    verdict = validate(leaking, sandbox)
+    assert verdict.reason == ("no_hint_leak: seed 0: the hint gives away the answer ('41'); "
+                              "hint at the method instead")
+    assert DOCSTRING_TOLERANCE in verdict.tolerances

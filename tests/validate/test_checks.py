@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from contextlib import nullcontext
 from pathlib import Path
 
 import pytest
 
-from spadework.errors import CheckFailed, UsageError
+from spadework.errors import CheckFailed, CheckOff, UsageError
 from spadework.sandbox import InProcessSandbox
 from spadework.validate import (
     CHECKS,
@@ -224,7 +225,8 @@ def verdict_of(path: Path, sandbox) -> Verdict:
 
 
 def assert_fails_at(verdict: Verdict, check: str, message: str) -> None:
-    """Invalid at ``check`` with ``message``; every check before passed, every one after skipped."""
+    """Invalid at ``check`` with ``message``; every check before passed (``tool_effort`` may be off:
+    not a tool world), every one after skipped."""
     assert not verdict.valid
     assert [c.name for c in verdict.checks] == CHECK_NAMES
     at = CHECK_NAMES.index(check)
@@ -232,7 +234,8 @@ def assert_fails_at(verdict: Verdict, check: str, message: str) -> None:
     assert (failed.outcome, failed.message) == (Outcome.FAILED, message)
     assert verdict.failure == failed
     assert verdict.reason == f"{check}: {message}"
-    assert [c.outcome for c in verdict.checks[:at]] == [Outcome.PASSED] * at
+    assert all(c.outcome is Outcome.PASSED or (c.name, c.outcome) == ("tool_effort", Outcome.OFF)
+               for c in verdict.checks[:at])
     for later in verdict.checks[at + 1:]:
         skipped = f"skipped: '{check}' did not pass"
         assert (later.outcome, later.message) == (Outcome.SKIPPED, skipped)
@@ -283,8 +286,13 @@ def test_exception_messages_are_the_same_in_both_sandboxes(sandbox):
 def test_good_fixture_is_valid(path, any_sandbox):
     verdict = verdict_of(path, any_sandbox)
     assert verdict.valid, verdict.reason
+    expected = {name: (Outcome.PASSED, "") for name in CHECK_NAMES}
+    expected["second_solver"] = (
+        Outcome.OFF, "not asked for: designer.second_solver (ValidatorConfig.second_solver) is off")
+    if not path.name.startswith("tool_"):
+        expected["tool_effort"] = (Outcome.OFF, "not a tool world: no calls to weigh")
     assert [(c.name, c.outcome, c.message) for c in verdict.checks] == \
-        [(name, Outcome.PASSED, "") for name in CHECK_NAMES]
+        [(name, *expected[name]) for name in CHECK_NAMES]
     assert verdict.reason == "valid" and verdict.failure is None
     assert verdict.tolerances == ()
     assert verdict.class_name is not None and verdict.class_name.endswith("Env")
@@ -455,7 +463,8 @@ def test_check_alone_fails_with_its_message(check, name):
 
 @pytest.mark.parametrize(("check", "name"), ALONE, ids=ALONE_IDS)
 def test_check_alone_passes_a_good_environment(check, name):
-    check(loaded("puzzle_swap_sort.py"))
+    with pytest.raises(CheckOff) if check is check_tool_effort else nullcontext():  # not a tool world
+        check(loaded("puzzle_swap_sort.py"))
     check(loaded("tool_library.py"))
 
 

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from spadework.sandbox import FunctionCalls, InProcessSandbox
-from spadework.validate import ValidatorConfig, validate
+from spadework.validate import ValidatorConfig, Verdict, validate
 
 ON = ValidatorConfig(second_solver=True)
 
@@ -45,6 +45,12 @@ def solve(observation):
 '''
 
 
+def checked(verdict: Verdict, name: str) -> tuple[str, str]:
+    """The outcome and message of one of the verdict's checks."""
+    found = next(c for c in verdict.checks if c.name == name)
+    return found.outcome.value, found.message
+
+
 def puzzle(solver: str = HONEST, key: str = "round(self.first + self.second, 2)") -> str:
     return SUM.replace("round(self.first + self.second, 2)", key).replace("SOLVER", solver)
 
@@ -73,7 +79,9 @@ def test_a_puzzle_without_a_solver_is_told_to_write_one_and_a_class_method_is_no
         verdict = validate(source, InProcessSandbox(), ON)
         assert not verdict.valid and "define solve(observation: str) -> str at the module's top level" \
             in verdict.reason
-    assert validate(puzzle(solver=""), InProcessSandbox()).valid  # off: nothing asked
+    off = validate(puzzle(solver=""), InProcessSandbox())  # off: nothing asked, and recorded so
+    assert off.valid and checked(off, "second_solver") == (
+        "off", "not asked for: designer.second_solver (ValidatorConfig.second_solver) is off")
 
 
 def test_a_key_smuggled_through_the_module_does_not_reach_the_solver(sandbox):
@@ -120,7 +128,9 @@ def test_the_calls_come_back_as_plain_data_from_a_worker_and_from_the_fake(sandb
 def test_the_check_leaves_tool_worlds_and_games_alone():
     from tests.envs.test_declared_world import shop
 
-    assert validate(shop(1), InProcessSandbox(), ON).valid
+    verdict = validate(shop(1), InProcessSandbox(), ON)
+    assert verdict.valid and checked(verdict, "second_solver") == (
+        "off", "not an answer puzzle: the second solver answers puzzles only")
 
 
 @pytest.mark.timeout(120)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from spadework.errors import CheckFailed
+from spadework.errors import CheckFailed, CheckOff
 from spadework.sandbox import InProcessSandbox
 from spadework.sandbox.env import InProcessEnv
 from spadework.validate import CheckContext, validate
@@ -73,9 +73,10 @@ def test_tool_effort_passes_one_repeated_call_when_the_solution_makes_only_that_
     check_tool_effort(context(LIBRARY))
 
 
-def test_tool_effort_is_a_no_op_for_other_environments():
+def test_tool_effort_is_off_for_other_environments_and_says_so():
     code = (FIXTURES / "broken" / "not_guessable_yes_wins.py").read_text()
-    check_tool_effort(context(code))
+    with pytest.raises(CheckOff, match="^not a tool world: no calls to weigh$"):
+        check_tool_effort(context(code))
 
 
 def test_solvable_names_a_wrong_final_answer():

@@ -21,7 +21,7 @@ from spadework.errors import ArchiveError
 from spadework.validate.verdict import Verdict
 
 ARCHIVE_FILE = "archive.sqlite"
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5  # 5: a verdict's check may be "off" (does not apply), which version 4 cannot read
 
 TABLES = (
     """

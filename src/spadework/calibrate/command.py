@@ -51,7 +51,7 @@ from spadework.eval.policies import BASE, PolicySpec, load_eval_policy, parse_po
 from spadework.eval.report import write_report
 from spadework.policy.base import Policy
 from spadework.policy.settings import PolicySettings, build_policy
-from spadework.sandbox import Sandbox
+from spadework.sandbox import Sandbox, SandboxConfig
 
 
 def add_parser(commands: Any) -> argparse.ArgumentParser:
@@ -108,7 +108,7 @@ def run_calibration(spec: PolicySpec, files: Sequence[CalibrationFile], seeds: S
     """
     policy = load_eval_policy(spec, build)
     try:
-        with Sandbox() as sandbox:
+        with Sandbox(spec.config.sandbox.into(SandboxConfig)) as sandbox:
             return calibrate(files, policy, sandbox, calibration_rollout(spec.config), seeds,
                              spec.config.rewards.blend.settings())
     finally:

@@ -86,9 +86,9 @@ def designer_reward(valid: bool, regret: float, invalid_penalty: float = 0.0, pr
         valid: whether the design passed validation.
         regret: ``paired_regret`` of the design (ignored when invalid).
         invalid_penalty: how much an invalid design costs, as a number >= 0.
-        progress: the share of the validator's checks an invalid design passed, in [0, 1]; 0 (the
-            default) charges the full penalty. Partial credit gives a small model's designer a
-            learning signal when none of its designs is valid yet.
+        progress: the share of the validator's checks an invalid design passed (or that did not apply
+            to it), in [0, 1]; 0 (the default) charges the full penalty. Partial credit gives a small
+            model's designer a learning signal when none of its designs is valid yet.
 
     Raises:
         ValueError: ``invalid_penalty`` is negative, or ``progress`` is outside [0, 1].

@@ -181,7 +181,8 @@ class InProcessEnv(ForwardingEnv):
     def __init__(self, source: str, config: SandboxConfig | None = None):
         config = config or SandboxConfig()
         try:
-            self.adapter: EnvAdapter = load(source, config.default_max_turns)
+            self.adapter: EnvAdapter = load(source, config.default_max_turns,
+                                            docstring_hint=config.docstring_hint)
         except LoadError as exc:
             raise EnvRaised(str(exc)) from None
         except Exception as exc:  # noqa: BLE001 - the module body raised

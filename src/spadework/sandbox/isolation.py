@@ -130,7 +130,7 @@ def worker_command(
         "cpu_seconds": config.cpu_seconds, "memory_bytes": config.memory_bytes,
         "max_processes": config.max_processes, "file_size_bytes": config.file_size_bytes,
         "open_files": config.open_files, "max_message_bytes": config.max_message_bytes,
-        "default_max_turns": config.default_max_turns,
+        "default_max_turns": config.default_max_turns, "docstring_hint": config.docstring_hint,
     }
     worker = runtime / "spadework" / "sandbox" / "worker.py"
     # -B: the worker starts as root; it must not write bytecode into the shared runtime

@@ -123,8 +123,10 @@ def misplaced_base_imports(tree: ast.Module) -> list[ast.ImportFrom]:
             and {alias.name for alias in node.names} <= RELOCATABLE_NAMES]
 
 
-def load(source: str, default_max_turns: int = DEFAULT_MAX_TURNS) -> EnvAdapter:
-    """Execute ``source`` as a module and instantiate its environment class.
+def load(source: str, default_max_turns: int = DEFAULT_MAX_TURNS, *,
+         docstring_hint: bool = True) -> EnvAdapter:
+    """Execute ``source`` as a module and instantiate its environment class (``docstring_hint``: a
+    ``hint()`` that is only a docstring gives the docstring, see ``EnvAdapter.hint``).
 
     Raises:
         LoadError: the source has no usable environment class. Exceptions raised by
@@ -157,7 +159,7 @@ def load(source: str, default_max_turns: int = DEFAULT_MAX_TURNS) -> EnvAdapter:
         inspect.signature(cls).bind()
     except TypeError:
         raise LoadError(f"{names[0]}() must be constructible without arguments") from None
-    return EnvAdapter(cls(), names[0], default_max_turns, tolerances)
+    return EnvAdapter(cls(), names[0], default_max_turns, tolerances, docstring_hint=docstring_hint)
 
 
 def _is_number(value: Any) -> bool:
@@ -178,6 +180,37 @@ def _is_pair(value: Any) -> bool:
     return isinstance(value, (tuple, list)) and len(value) == 2 and isinstance(value[1], dict)
 
 
+def _only_a_docstring() -> None:
+    """The body every function that is only a docstring compiles to."""
+
+
+def docstring_only(function: Any) -> str | None:
+    """The docstring of a function whose body is only that docstring (``pass`` or ``return None``
+    beside it change nothing), cleaned as ``inspect`` cleans it; None for any other function (one
+    that computes or returns something, or has no docstring).
+
+    >>> def hint(self):
+    ...     '''Sort the pages first.'''
+    >>> def forgot(self):
+    ...     '''A hint.'''
+    ...     text = "Sort the pages first."
+    >>> def answers(self):
+    ...     '''A hint.'''
+    ...     return 5
+    >>> [docstring_only(f) for f in (hint, forgot, answers, lambda self: None)]
+    ['Sort the pages first.', None, None, None]
+    """
+    code = getattr(function, "__code__", None)
+    doc = getattr(function, "__doc__", None)
+    if not isinstance(code, types.CodeType) or type(doc) is not str or not doc.strip():
+        return None
+    reference = _only_a_docstring.__code__
+    if (code.co_code, code.co_names, code.co_consts[1:]) != \
+            (reference.co_code, reference.co_names, reference.co_consts[1:]):
+        return None
+    return inspect.cleandoc(doc)
+
+
 class EnvAdapter:
     """Calls an environment instance through the contract, tolerating known slips.
 
@@ -186,10 +219,12 @@ class EnvAdapter:
         tolerances: every repair applied so far, in words, in the order applied.
     """
 
-    def __init__(self, env: Any, class_name: str, default_max_turns: int, tolerances: list[str]):
+    def __init__(self, env: Any, class_name: str, default_max_turns: int, tolerances: list[str], *,
+                 docstring_hint: bool = True):
         self.env = env
         self.class_name = class_name
         self.tolerances = list(tolerances)
+        self.docstring_hint = docstring_hint
         if getattr(env, "max_turns", None) is None:
             env.max_turns = default_max_turns
             self._tolerate(f"max_turns is missing; used the default of {default_max_turns}")
@@ -294,5 +329,14 @@ class EnvAdapter:
         return actions
 
     def hint(self) -> Any:
-        """The environment's ``hint()``."""
-        return self.env.hint()
+        """The environment's ``hint()``; one that returns nothing and whose body is only a docstring
+        gives the docstring (with ``docstring_hint``): the hint was written where it is not returned."""
+        method = self.env.hint
+        hint = method()
+        if hint is None and self.docstring_hint:
+            written = docstring_only(getattr(method, "__func__", None))  # the method that ran
+            if written is not None:
+                self._tolerate("hint() held only a docstring and returned None; "
+                               "used the docstring as the hint")
+                return written
+        return hint

@@ -77,6 +77,7 @@ class Worker:
         self.rfd, self.wfd = rfd, wfd
         self.max_bytes = config["max_message_bytes"]
         self.default_max_turns = config["default_max_turns"]
+        self.docstring_hint = config["docstring_hint"]
         self.frame, self.unframe, self.header = protocol.frame, protocol.unframe, protocol.HEADER
         self.op = protocol.Op
         self.load = loader.load
@@ -128,7 +129,8 @@ class Worker:
         if op in (Op.DEFINE, Op.CALL, Op.TEST):  # the two sides of a code verdict (``sandbox.program``)
             return getattr(self, op.value)(request)
         if op is Op.LOAD:
-            self.env = self.load(request["source"], self.default_max_turns)
+            self.env = self.load(request["source"], self.default_max_turns,
+                                 docstring_hint=self.docstring_hint)
             return {"class_name": self.env.class_name, "max_turns": self.env.max_turns}
         if self.env is None:
             raise RuntimeError("no environment loaded")

@@ -1,4 +1,5 @@
-"""The validator's checks, in order. Each takes the context and raises ``CheckFailed``.
+"""The validator's checks, in order. Each takes the context and raises ``CheckFailed`` (or ``CheckOff``
+when it does not apply to the design).
 
 Every check can be run alone on a context that earlier checks filled in; the
 messages say what is wrong and what to change.

@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 
 from spadework.envs.contract import is_answer_puzzle, is_solved
-from spadework.errors import CheckFailed
+from spadework.errors import CheckFailed, CheckOff
 from spadework.sandbox.program import FunctionCalls
 from spadework.validate.context import CheckContext
 
@@ -68,8 +68,10 @@ def solver_source(tree: ast.Module) -> str | None:
 def check_second_solver(ctx: CheckContext) -> None:
     """With ``second_solver`` on, an answer puzzle's ``solve(observation)``, run apart from its
     class, answers every validation seed as the episode accepts (see the module)."""
-    if not ctx.config.second_solver or ctx.tool_world or not is_answer_puzzle(ctx.code or ""):
-        return
+    if not ctx.config.second_solver:
+        raise CheckOff("not asked for: designer.second_solver (ValidatorConfig.second_solver) is off")
+    if ctx.tool_world or not is_answer_puzzle(ctx.code or ""):
+        raise CheckOff("not an answer puzzle: the second solver answers puzzles only")
     source = solver_source(ctx.tree) if ctx.tree is not None else None
     if source is None:
         raise CheckFailed(f"define {SOLVER}(observation: str) -> str at the module's top level, outside the "

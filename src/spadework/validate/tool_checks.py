@@ -13,7 +13,7 @@ from typing import Any
 from spadework.envs.base import INVALID_ACTION as INVALID
 from spadework.envs.contract import is_solved
 from spadework.envs.tools import CALL_ERROR, NO_CALL, WRONG_ANSWER
-from spadework.errors import CheckFailed
+from spadework.errors import CheckFailed, CheckOff
 from spadework.validate.context import CheckContext, Episode
 from spadework.validate.tool_leaks import call_leaks, solution_calls
 
@@ -95,9 +95,9 @@ def check_unsolved(ctx: CheckContext, seed: int, actions: Sequence[str]) -> None
 def check_tool_effort(ctx: CheckContext) -> None:
     """The calls do the work: on a fresh reset neither an action with no call nor a call that changes
     nothing solves the task, and repeating the solution's first call as often as the solution calls
-    does not either (when the solution makes two or more different calls). No-op for other worlds."""
+    does not either (when the solution makes two or more different calls). Off for other worlds."""
     if not ctx.tool_world:
-        return
+        raise CheckOff("not a tool world: no calls to weigh")
     for seed in ctx.config.seeds:
         for action, named in NOTHING_DONE.items():
             if is_solved(ctx.play(seed, [action]).score):

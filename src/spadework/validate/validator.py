@@ -6,7 +6,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from spadework.errors import CheckFailed, EnvError, UsageError
+from spadework.errors import CheckFailed, CheckOff, EnvError, UsageError
 from spadework.sandbox import SandboxProtocol
 from spadework.validate.checks import CHECKS, Check, CheckContext, ValidatorConfig
 from spadework.validate.parse import ReplyCode
@@ -14,11 +14,14 @@ from spadework.validate.verdict import CheckResult, Outcome, Verdict
 
 
 def run_check(check: Check, ctx: CheckContext) -> CheckResult:
-    """Run one check; an environment that misbehaves during it fails the check, with why."""
+    """Run one check; an environment that misbehaves during it fails the check, with why. A check that
+    does not apply to the design says so (``CheckOff``) and is recorded ``off``, not ``passed``."""
     start = time.perf_counter()
     try:
         check.run(ctx)
         outcome, message = Outcome.PASSED, ""
+    except CheckOff as exc:
+        outcome, message = Outcome.OFF, str(exc)
     except CheckFailed as exc:
         outcome, message = Outcome.FAILED, str(exc)
     except EnvError as exc:
@@ -66,7 +69,7 @@ def validate(
                                            f"skipped: '{failed.name}' did not pass"))
                 continue
             results.append(run_check(check, ctx))
-            failed = None if results[-1].passed else results[-1]
+            failed = None if results[-1].ok else results[-1]
     finally:
         if ctx.env is not None:
             ctx.env.close()

@@ -13,7 +13,8 @@ class Outcome(StrEnum):
 
     PASSED = "passed"
     FAILED = "failed"
-    SKIPPED = "skipped"
+    SKIPPED = "skipped"   # not run: an earlier check failed
+    OFF = "off"           # not run: it does not apply to this design, or its setting is off
 
 
 @dataclass(frozen=True)
@@ -27,8 +28,19 @@ class CheckResult:
 
     @property
     def passed(self) -> bool:
-        """Whether the check passed."""
+        """Whether the check ran and passed."""
         return self.outcome is Outcome.PASSED
+
+    @property
+    def ok(self) -> bool:
+        """Whether the check stands in no design's way: it passed, or it does not apply (``OFF``).
+
+        >>> CheckResult("tool_effort", Outcome.OFF, "not a tool world").ok
+        True
+        >>> CheckResult("load", Outcome.SKIPPED, "skipped: 'parse' did not pass").ok
+        False
+        """
+        return self.outcome in (Outcome.PASSED, Outcome.OFF)
 
     def to_json(self) -> dict[str, Any]:
         """The result as JSON (``from_json`` reads it back)."""
@@ -78,8 +90,8 @@ class Verdict:
 
     @property
     def valid(self) -> bool:
-        """Whether every check passed (and there was one)."""
-        return bool(self.checks) and all(c.passed for c in self.checks)
+        """Whether every check passed or did not apply (and there was one)."""
+        return bool(self.checks) and all(c.ok for c in self.checks)
 
     @property
     def failure(self) -> CheckResult | None:
