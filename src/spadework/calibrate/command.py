@@ -45,13 +45,14 @@ from spadework.calibrate.runner import (
     load_files,
 )
 from spadework.config import add_set_option
+from spadework.engines import sandbox_settings
 from spadework.errors import UsageError
 from spadework.eval.command import with_overrides
 from spadework.eval.policies import BASE, PolicySpec, load_eval_policy, parse_policy_spec
 from spadework.eval.report import write_report
 from spadework.policy.base import Policy
 from spadework.policy.settings import PolicySettings, build_policy
-from spadework.sandbox import Sandbox, SandboxConfig
+from spadework.sandbox import Sandbox
 
 
 def add_parser(commands: Any) -> argparse.ArgumentParser:
@@ -108,7 +109,7 @@ def run_calibration(spec: PolicySpec, files: Sequence[CalibrationFile], seeds: S
     """
     policy = load_eval_policy(spec, build)
     try:
-        with Sandbox(spec.config.sandbox.into(SandboxConfig)) as sandbox:
+        with Sandbox(sandbox_settings(spec.config)) as sandbox:
             return calibrate(files, policy, sandbox, calibration_rollout(spec.config), seeds,
                              spec.config.rewards.blend.settings())
     finally:
