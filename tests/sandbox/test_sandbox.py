@@ -269,7 +269,7 @@ class PagesEnv(AnswerEnv):
         """Add the chapters' pages:
         all of them, once each."""
 '''
-"""An answer puzzle whose ``hint()`` is only a docstring (the slip of 14 of the full arm's first 99
+"""An answer puzzle whose ``hint()`` is only a docstring (the slip of 22 of the full arm's first 144
 design attempts): it returns None."""
 
 FORGOT = DOCSTRING_HINT.replace('once each."""', 'once each."""\n        text = \'Add them.\'')

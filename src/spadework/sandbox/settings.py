@@ -32,5 +32,5 @@ class SandboxSection(Section):
     ray_cpus_per_env: float = Field(0.0, ge=0, description="CPU share each environment actor reserves "
                                     "(0: never blocks a rollout, which keeps all its environments open)")
     docstring_hint: bool = Field(True, description="a hint() whose body is only a docstring gives its "
-                                 "docstring as the hint (a slip the 1.5B makes in about one design in "
-                                 "seven); false refuses such a design, as a hint() returning None")
+                                 "docstring as the hint (a slip the 1.5B makes in about one design "
+                                 "attempt in seven); false refuses such a design, as a hint() returning None")
