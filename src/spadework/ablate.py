@@ -21,8 +21,8 @@ from spadework.config import CONFIG_FILE, RunConfig, load_config
 from spadework.diversity import RunDiversity
 from spadework.engines import measure_run
 from spadework.eval.policies import PolicySpec, parse_policy_spec, play_policy
+from spadework.eval.probe import held_out_tasks
 from spadework.eval.report import EVAL_DIR, report_json, write_report
-from spadework.eval.tasks import configured_tasks
 from spadework.report.ablation import COLUMNS, AblationRow, ablation_page, figure_cells, map_svg
 from spadework.rewards import mean
 from spadework.rundir import write_atomically
@@ -138,7 +138,7 @@ class HeldOut:
 
     def evaluate(self, spec: PolicySpec, config: RunConfig) -> dict[str, Any]:
         """Play the config's held-out tasks with ``spec``'s policy; the JSON report."""
-        played = play_policy(spec, configured_tasks(config.eval), range(self.seeds))
+        played = play_policy(spec, held_out_tasks(config.eval, config.agent.max_turns), range(self.seeds))
         return report_json([played], datetime.now(UTC).isoformat(timespec="seconds"))
 
 

@@ -19,7 +19,7 @@ from spadework.calibrate.command import add_parser as add_calibrate_parser
 from spadework.config import add_set_option, load_config
 from spadework.errors import SpadeworkError, UsageError
 from spadework.eval.command import add_parser as add_eval_parser
-from spadework.eval.tasks import configured_tasks
+from spadework.eval.probe import held_out_tasks
 from spadework.learn.distributed import is_follower
 from spadework.paths import describe_os_error, need_folder
 from spadework.policy.settings import PolicyKind
@@ -158,7 +158,7 @@ def add_ablate_parser(commands: Any) -> None:
                           help="comma-separated, of: " + ", ".join(a.value for a in Ablation))
     ablation.add_argument("--eval-seeds", type=int, default=4,
                           help="held-out items per task for each arm's policy (0: no held-out eval; "
-                          "the tasks are the config's [eval] suites and tasks)")
+                          "the tasks are the config's [eval] suites, tasks and probe)")
     ablation.set_defaults(run=cmd_ablate)
 
 
@@ -175,8 +175,8 @@ def cmd_ablate(args: argparse.Namespace) -> int:
     target = need_folder(args.out or Path("runs") / time.strftime("ablate-%Y%m%d-%H%M%S"), "--out")
 
     held_out = HeldOut(args.eval_seeds) if args.eval_seeds > 0 else None
-    if held_out is not None:  # an unknown task or a missing library fails before any arm runs
-        configured_tasks(config.eval)
+    if held_out is not None:  # a bad task, a missing library or an empty probe fails before any arm runs
+        held_out_tasks(config.eval, config.agent.max_turns)
     rows = ablate(arms, target, overrides, config_file=args.config,
                   run_arm=lambda config, run_dir, resume: run(config, run_dir, resume=resume),
                   evaluate=held_out, say=out.print)

@@ -21,8 +21,7 @@ from spadework.engines import (
     sampling,
 )
 from spadework.errors import UsageError
-from spadework.eval.probe import load_probe, probe_tasks
-from spadework.eval.tasks import TaskSpec, configured_tasks
+from spadework.eval.probe import held_out_tasks
 from spadework.learn.checkpoint import drop_uncommitted, start_source
 from spadework.learn.distributed import is_follower
 from spadework.learn.model import adapter_weights_file
@@ -82,15 +81,6 @@ def open_sampler(config: RunConfig, state: LoopState) -> CorpusSampler | None:
     return CorpusSampler(corpus, seed=config.run.seed)
 
 
-def held_out_tasks(config: RunConfig) -> tuple[TaskSpec, ...]:
-    """The tasks the loop's evaluation plays: the ``[eval]`` suites' and tasks, and the probe's
-    environments when ``eval.probe`` names some."""
-    tasks = configured_tasks(config.eval)
-    if config.eval.probe:
-        tasks += probe_tasks(load_probe(Path(config.eval.probe)), config.agent.max_turns)
-    return tasks
-
-
 def run(
     config: RunConfig,
     run_dir: Path,
@@ -107,7 +97,8 @@ def run(
     """
     if is_follower():
         return follow_run(config, run_dir)
-    held_out = held_out_tasks(config) if config.eval.every else ()  # checked before any write
+    # checked before any write
+    held_out = held_out_tasks(config.eval, config.agent.max_turns) if config.eval.every else ()
     if config.learn.enabled and config.learn.init_adapter:
         adapter_weights_file(start_source(run_dir, config.learn.init_adapter))
     config = prepare_run_dir(run_dir, config, resume)

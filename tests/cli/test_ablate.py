@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import tomllib
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -14,6 +15,7 @@ from spadework.archive import Archive
 from spadework.cli import main
 from spadework.engines import measure_run
 
+CALIBRATION = Path(__file__).resolve().parents[2] / "src/spadework/calibrate/envs"
 ARGS = ["--policy", "scripted", "--iterations", "1", "--designs", "3", "--plays", "1", "--seed", "2"]
 
 
@@ -121,6 +123,37 @@ def test_running_again_resumes_instead_of_repeating(ablation: Path, capsys, monk
     assert "resuming full" in capsys.readouterr().out
     assert sizes(ablation) == before
     assert (ablation / "ablation.md").read_text() == table
+
+
+def probe_config(tmp_path: Path, *files: str) -> Path:
+    probe = tmp_path / "probe"
+    probe.mkdir()
+    for name in files:
+        shutil.copy(CALIBRATION / name, probe / name)
+    config = tmp_path / "probe.toml"
+    config.write_text('[sandbox]\npool_size = 1\n\n[diversity]\nembedder = "hashing"\n\n'
+                      f'[eval]\nsuites = ["probe"]\nprobe = "{probe}"\n')
+    return config
+
+
+def test_a_probe_alone_is_each_arms_held_out_set(tmp_path: Path):
+    config = probe_config(tmp_path, "easy_add.py", "easy_larger.py")
+    out = tmp_path / "out"
+    assert main(["ablate", *ARGS, "--config", str(config), "--out", str(out), "--arms", "full",
+                 "--eval-seeds", "2"]) == 0
+    [played] = json.loads((out / "full/eval/eval-ablate.json").read_text())["policies"]
+    played_tasks = sorted({(i["suite"], i["task"]) for i in played["items"]})
+    assert played_tasks == [("probe", "easy_add"), ("probe", "easy_larger")]
+    assert played["overall"]["n"] == 4
+    [row] = json.loads((out / "ablation.json").read_text())
+    assert row["eval_accuracy"] == played["overall"]["accuracy"]
+
+
+def test_an_empty_probe_is_refused_before_any_arm_runs(tmp_path: Path, capsys):
+    config = probe_config(tmp_path)
+    assert main(["ablate", *ARGS, "--config", str(config), "--out", str(tmp_path / "out")]) == 2
+    assert "has no" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
 
 
 def test_an_unknown_arm_is_refused_with_the_choices(capsys):

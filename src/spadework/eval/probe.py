@@ -14,11 +14,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from spadework.archive import ARCHIVE_FILE, Archive
 from spadework.errors import ArchiveError, EnvError, UsageError
-from spadework.eval.tasks import Suite, TaskOpener, TaskSpec
+from spadework.eval.tasks import Suite, TaskOpener, TaskSpec, configured_tasks
+
+if TYPE_CHECKING:
+    from spadework.config import EvalSection
 
 PROBE_SEED_BASE = 2**31
 """Item k of a probe environment plays this seed plus k: above every self-play seed (hashes below
@@ -64,6 +67,20 @@ def load_probe(path: Path) -> tuple[ProbeEnv, ...]:
 def probe_tasks(envs: Sequence[ProbeEnv], max_turns: int) -> tuple[TaskSpec, ...]:
     """The probe's environments as held-out tasks (``probe/<name>``), each carrying its source."""
     return tuple(TaskSpec(Suite.PROBE, env.name, max_turns, env.source) for env in envs)
+
+
+def held_out_tasks(section: EvalSection, max_turns: int) -> tuple[TaskSpec, ...]:
+    """The tasks a config's ``[eval]`` section plays: its suites' and tasks', and the probe's
+    environments when ``probe`` names some (a section of ``suites = ["probe"]`` alone plays only those).
+
+    Raises:
+        UsageError: an unknown suite or task, a library that is not installed, or a probe path that
+            holds no environment.
+    """
+    tasks = configured_tasks(section)
+    if section.probe:
+        tasks += probe_tasks(load_probe(Path(section.probe)), max_turns)
+    return tasks
 
 
 class ProbeOpener:
