@@ -12,7 +12,6 @@ out=results/coevolution-heldout
 bin=${SPADEWORK_BIN:-.venv/bin}
 [ -f "$run/checkpoints/latest" ] || { echo "no checkpoint in $run: run the arm first (spadework ablate)" >&2; exit 2; }
 checkpoint=$run/checkpoints/$(cat "$run/checkpoints/latest")
-measured="measured $(date -u +%H:%M) UTC onward"
 measure() {  # SUITE-NAME, then the suite's arguments to spadework eval
   local name=$1; shift
   "$bin/spadework" eval --config configs/experiments/coevolution.toml --policy "$checkpoint" "$@" \
@@ -21,6 +20,7 @@ measure() {  # SUITE-NAME, then the suite's arguments to spadework eval
 if [ "${2:-}" = --tables ]; then
   measured="tables from the committed reports"
 else
+  measured="measured $(date -u +%H:%M) UTC onward"
   measure probe --suite probe --probe configs/experiments/cpu-learning-envs --seeds 8
   measure rg --suite reasoning-gym --seeds 8
   measure bfcl --set eval.bfcl_format=native --suite bfcl --task single_turn --limit 8
