@@ -59,6 +59,18 @@ def test_a_resumed_run_continues_without_writing_a_step_twice(tmp_path: Path) ->
     assert read_scalars(tmp_path / "tensorboard") == expected(ROWS)
 
 
+def test_reading_an_ended_run_back_writes_no_event_file(tmp_path: Path) -> None:
+    first = TensorBoardTracker(tmp_path)
+    replay(first, ROWS)
+    first.close()
+    files = sorted(first.log_dir.iterdir())
+    readback = TensorBoardTracker(tmp_path)
+    replay(readback, ROWS)  # every row already logged
+    readback.close()
+    assert sorted(first.log_dir.iterdir()) == files
+    assert read_scalars(first.log_dir) == expected(ROWS)
+
+
 def test_steps_written_after_the_last_recorded_one_are_replaced(tmp_path: Path) -> None:
     """A crash between writing step 3 and recording it: the next session writes step 3 again,
     and TensorBoard shows the new value only."""
