@@ -23,7 +23,7 @@ from spadework.engines import (
 from spadework.errors import UsageError
 from spadework.eval.probe import held_out_tasks
 from spadework.learn.checkpoint import drop_uncommitted, start_source
-from spadework.learn.distributed import is_follower
+from spadework.learn.distributed import is_follower, launched_processes
 from spadework.learn.model import adapter_weights_file
 from spadework.loop import Loop, LoopState, Reporter, SilentReporter
 from spadework.metered import MeteredPolicy
@@ -32,7 +32,7 @@ from spadework.policy.base import Policy
 from spadework.rollout.demonstrate import demonstrations
 from spadework.rundir import rewrite_metrics, write_atomically
 from spadework.sandbox import SandboxProtocol
-from spadework.tracking import open_trackers, replay
+from spadework.tracking import Trackers, caught_up, open_trackers, replay
 
 if TYPE_CHECKING:  # the learner (and torch) are imported only by runs that train
     from spadework.learn.trainer import Trainer
@@ -107,10 +107,12 @@ def run(
         start = 0 if last is None else last[0] + 1
         committed = [metrics for _, metrics in archive.iterations()]
         rewrite_metrics(run_dir, committed)
+        drop_uncommitted(run_dir, None if last is None else last[0])
+        if start >= config.run.iterations and launched_processes() == 1:
+            return read_back(config, run_dir, archive, committed)  # ended: no model, no sandbox
         state = LoopState.from_json(last[1] if last else None)
         sampler = open_sampler(config, state)
         reporter = reporter or SilentReporter()
-        drop_uncommitted(run_dir, None if last is None else last[0])
         with ExitStack() as closing:  # closed in the reverse order of opening, whatever happens
             engine, trainer = build_engines(config, run_dir, policy)
             metered = MeteredPolicy(engine, on_call=lambda _: reporter.advance(1))
@@ -120,8 +122,7 @@ def run(
                 closing.callback(trainer.close)
             diversity = diversity_tracker(config, run_dir)
             closing.callback(diversity.save)
-            trackers = closing.enter_context(open_trackers(
-                config.tracking, run_dir, config.model_dump(mode="json"), run_dir.resolve().name))
+            trackers = closing.enter_context(run_trackers(config, run_dir))
             replay(trackers, committed)  # what the trackers missed (all of it, when newly turned on)
             if trainer is not None and last is not None:
                 trainer.restore(last[0])
@@ -136,8 +137,28 @@ def run(
                         held_out=held_out, tracker=trackers, window=state.window, carried=warm)
             for iteration in range(start, config.run.iterations):
                 loop.run_iteration(iteration)
-        return RunSummary(run_dir, config.run.iterations, len(archive), archive.count(valid=True),
-                          [m for _, m in archive.iterations()])
+        return summary(run_dir, config, archive)
+
+
+def summary(run_dir: Path, config: RunConfig, archive: Archive) -> RunSummary:
+    """What the run in ``run_dir`` has committed to ``archive``."""
+    return RunSummary(run_dir, config.run.iterations, len(archive), archive.count(valid=True),
+                      [m for _, m in archive.iterations()])
+
+
+def read_back(config: RunConfig, run_dir: Path, archive: Archive,
+              committed: Sequence[dict[str, Any]]) -> RunSummary:
+    """An ended run's summary, built without a model or a sandbox. A tracker turned on since its last
+    session gets every committed row; trackers that already hold them all are not even opened."""
+    if committed and not caught_up(config.tracking, run_dir, committed[-1]["iteration"]):
+        with run_trackers(config, run_dir) as trackers:
+            replay(trackers, committed)
+    return summary(run_dir, config, archive)
+
+
+def run_trackers(config: RunConfig, run_dir: Path) -> Trackers:
+    """The trackers the run's config turns on, named after its directory."""
+    return open_trackers(config.tracking, run_dir, config.model_dump(mode="json"), run_dir.resolve().name)
 
 
 def warm_start(trainer: Trainer, config: RunConfig, sandbox: SandboxProtocol, pool: Sequence[PoolMember],

@@ -15,6 +15,7 @@ from spadework.tracking import (
     Trackers,
     TrackingSettings,
     WandbMode,
+    caught_up,
     open_trackers,
     replay,
 )
@@ -100,6 +101,19 @@ def test_nothing_on_opens_no_tracker_and_writes_nothing(tmp_path: Path) -> None:
     trackers.log(1, ROWS[0])
     trackers.close()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_caught_up_reads_each_turned_on_trackers_last_step(tmp_path: Path) -> None:
+    both = TrackingSettings(tensorboard=True, wandb=WandbMode.OFFLINE)
+    assert caught_up(TrackingSettings(), tmp_path, 3)  # nothing on: nothing to write
+    assert not caught_up(both, tmp_path, 3)  # neither has written a step
+    save_state(state_path(tmp_path, "tensorboard"), TrackerState(last_step=3))
+    assert caught_up(TrackingSettings(tensorboard=True), tmp_path, 3)
+    assert not caught_up(TrackingSettings(tensorboard=True), tmp_path, 4)
+    assert not caught_up(both, tmp_path, 3)  # W&B, turned on since, has nothing yet
+    save_state(state_path(tmp_path, "wandb"), TrackerState(last_step=3, run_id="ab12cd34"))
+    assert caught_up(both, tmp_path, 3)
+    assert list(tmp_path.iterdir()) == [tmp_path / "tracking"]  # read only: no tracker opened
 
 
 def test_a_tracker_that_cannot_open_leaves_none_open(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -29,7 +29,7 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     "spadework.tracking.recording": ("RecordingTracker",),
     "spadework.tracking.settings": ("TrackingSettings", "WandbMode"),
     "spadework.tracking.tensorboard_tracker": ("TensorBoardTracker",),
-    "spadework.tracking.trackers": ("Trackers", "open_trackers", "replay"),
+    "spadework.tracking.trackers": ("Trackers", "caught_up", "open_trackers", "replay"),
     "spadework.tracking.wandb_tracker": ("WandbTracker",),
 })
 
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from spadework.tracking.recording import RecordingTracker
     from spadework.tracking.settings import TrackingSettings, WandbMode
     from spadework.tracking.tensorboard_tracker import TensorBoardTracker
-    from spadework.tracking.trackers import Trackers, open_trackers, replay
+    from spadework.tracking.trackers import Trackers, caught_up, open_trackers, replay
     from spadework.tracking.wandb_tracker import WandbTracker
 
 __all__ = [
@@ -50,6 +50,7 @@ __all__ = [
     "TrackingSettings",
     "WandbMode",
     "WandbTracker",
+    "caught_up",
     "open_trackers",
     "replay",
     "scalars",

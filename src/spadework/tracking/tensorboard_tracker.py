@@ -38,6 +38,8 @@ class TensorBoardTracker:
         UsageError: tensorboardX is not installed.
     """
 
+    STATE = "tensorboard"  # its state file's name (``state_path``)
+
     def __init__(self, run_dir: Path) -> None:
         try:
             from tensorboardX import SummaryWriter
@@ -45,7 +47,7 @@ class TensorBoardTracker:
             raise missing_library("TensorBoard", "tensorboardX") from error
         self._writer_class = SummaryWriter
         self.log_dir = run_dir / TENSORBOARD_DIR
-        self._state_path = state_path(run_dir, "tensorboard")
+        self._state_path = state_path(run_dir, self.STATE)
         self._state: TrackerState = load_state(self._state_path)
         self._writer: Any = None  # opened by the first new step, so a readback writes no file
         self._closed = False

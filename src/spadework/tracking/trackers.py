@@ -8,7 +8,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from spadework.tracking.base import STEP_KEY, Tracker
+from spadework.tracking.base import STEP_KEY, Tracker, already_logged, load_state, state_path
 from spadework.tracking.settings import TrackingSettings, WandbMode
 from spadework.tracking.tensorboard_tracker import TensorBoardTracker
 from spadework.tracking.wandb_tracker import WandbTracker
@@ -80,6 +80,18 @@ def open_trackers(settings: TrackingSettings, run_dir: Path, config: Mapping[str
         Trackers(tuple(members)).close()
         raise
     return Trackers(tuple(members))
+
+
+def caught_up(settings: TrackingSettings, run_dir: Path, step: int) -> bool:
+    """Whether every tracker ``settings`` turn on has written ``step`` already.
+
+    Read from the trackers' state files, opening none: reading an ended run back whose trackers
+    hold all of it needs no tracker at all (no W&B run started, no event file written).
+    """
+    turned_on = {TensorBoardTracker.STATE: settings.tensorboard,
+                 WandbTracker.STATE: settings.wandb is not WandbMode.OFF}
+    return all(already_logged(step, load_state(state_path(run_dir, name)).last_step)
+               for name, on in turned_on.items() if on)
 
 
 def replay(trackers: Trackers | Tracker, rows: Iterable[Mapping[str, Any]]) -> None:

@@ -72,6 +72,8 @@ class WandbTracker:
             run (online without ``wandb login``, for instance).
     """
 
+    STATE = "wandb"  # its state file's name (``state_path``)
+
     def __init__(self, run_dir: Path, settings: TrackingSettings, config: Mapping[str, Any],
                  name: str) -> None:
         if settings.wandb is WandbMode.OFF:
@@ -81,7 +83,7 @@ class WandbTracker:
             import wandb
         except ImportError as error:
             raise missing_library("W&B", "wandb") from error
-        self._state_path = state_path(run_dir, "wandb")
+        self._state_path = state_path(run_dir, self.STATE)
         state = load_state(self._state_path)
         if state.run_id is None:  # kept before W&B starts, so even a failed start keeps its id
             state = replace(state, run_id=new_run_id())
