@@ -22,7 +22,7 @@ from spadework.engines import (
 )
 from spadework.errors import UsageError
 from spadework.eval.probe import held_out_tasks
-from spadework.learn.checkpoint import drop_uncommitted, start_source
+from spadework.learn.checkpoint import drop_uncommitted, require_checkpoint, start_source
 from spadework.learn.distributed import is_follower, launched_processes
 from spadework.learn.model import adapter_weights_file
 from spadework.loop import Loop, LoopState, Reporter, SilentReporter
@@ -107,8 +107,11 @@ def run(
         start = 0 if last is None else last[0] + 1
         committed = [metrics for _, metrics in archive.iterations()]
         rewrite_metrics(run_dir, committed)
+        ended = start >= config.run.iterations and launched_processes() == 1
+        if config.learn.enabled and last is not None and not ended:
+            require_checkpoint(run_dir, last[0], committed[-1])  # before anything is removed
         drop_uncommitted(run_dir, None if last is None else last[0])
-        if start >= config.run.iterations and launched_processes() == 1:
+        if ended:
             return read_back(config, run_dir, archive, committed)  # ended: no model, no sandbox
         state = LoopState.from_json(last[1] if last else None)
         sampler = open_sampler(config, state)

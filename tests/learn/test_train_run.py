@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -19,6 +20,7 @@ pytest.importorskip("peft")
 from spadework.archive import Archive  # noqa: E402
 from spadework.cli import main  # noqa: E402
 from spadework.config import load_config  # noqa: E402
+from spadework.errors import UsageError  # noqa: E402
 from spadework.learn.checkpoint import checkpoints  # noqa: E402
 from spadework.run import run  # noqa: E402
 
@@ -97,6 +99,28 @@ def test_a_crash_between_checkpoint_and_commit_resumes_like_an_uninterrupted_run
     monkeypatch.setattr(Archive, "commit_iteration", original)
     run(config(), tmp_path / "broken", resume=True)
     assert snapshot(tmp_path / "broken") == snapshot(whole)
+
+
+@pytest.mark.timeout(300)
+def test_resume_refuses_a_trained_run_whose_committed_checkpoint_is_gone(tmp_path: Path, monkeypatch):
+    original = Archive.commit_iteration
+
+    def commit_then_die(self, iteration, *args, **kwargs):
+        if iteration == 1:
+            raise KeyboardInterrupt
+        return original(self, iteration, *args, **kwargs)
+
+    monkeypatch.setattr(Archive, "commit_iteration", commit_then_die)
+    run_dir = tmp_path / "broken"
+    with pytest.raises(KeyboardInterrupt):
+        run(config(), run_dir)
+    monkeypatch.setattr(Archive, "commit_iteration", original)
+    shutil.rmtree(run_dir / "checkpoints" / "iteration-0000")  # pruned by hand to the newest, uncommitted one
+    with pytest.raises(UsageError, match=r"iteration 0 is committed and was trained.*iteration-0000 is missing"):
+        run(config(), run_dir, resume=True)
+    assert sorted(checkpoints(run_dir)) == [1]  # the uncommitted adapter is left for its owner to judge
+    with Archive.open(run_dir, create=False) as archive:
+        assert [i for i, _ in archive.iterations()] == [0]
 
 
 @pytest.mark.timeout(300)

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from spadework.errors import UsageError
 from spadework.rundir import atomic_path, write_atomically
 
 CHECKPOINTS_DIR = "checkpoints"
@@ -118,6 +119,18 @@ def drop_uncommitted(run_dir: Path, last_committed: int | None) -> list[int]:
     elif removed:
         (folder / LATEST).unlink(missing_ok=True)
     return removed
+
+
+def require_checkpoint(run_dir: Path, iteration: int, metrics: dict[str, Any]) -> None:
+    """Refuse to resume a trained run whose last committed iteration has lost its checkpoint:
+    the learner would otherwise start a fresh adapter and the run would go on as if nothing had
+    happened. ``metrics`` are that iteration's committed metrics (``learn/updates`` in them: it
+    was trained; a run trained only from now on has no checkpoint to find)."""
+    if "learn/updates" in metrics and iteration not in checkpoints(run_dir):
+        folder = run_dir / CHECKPOINTS_DIR / checkpoint_name(iteration)
+        raise UsageError(f"{run_dir}: iteration {iteration} is committed and was trained, but its checkpoint "
+                         f"{folder} is missing, so the adapter it trained is lost; put that folder back (from a "
+                         "copy or from git) and resume again, or start a new run (nothing was changed)")
 
 
 def latest_checkpoint(run_dir: Path) -> Path | None:
