@@ -82,27 +82,8 @@ def test_a_crash_while_generating_resumes_like_an_uninterrupted_run(tmp_path: Pa
     assert snapshot(tmp_path / "broken") == snapshot(whole)
 
 
-@pytest.mark.timeout(300)
-def test_a_crash_between_checkpoint_and_commit_resumes_like_an_uninterrupted_run(
-        tmp_path: Path, whole: Path, monkeypatch):
-    original = Archive.commit_iteration
-
-    def commit_then_die(self, iteration, *args, **kwargs):
-        if iteration == 1:
-            raise KeyboardInterrupt  # iteration 1's checkpoint is written, its commit never happens
-        return original(self, iteration, *args, **kwargs)
-
-    monkeypatch.setattr(Archive, "commit_iteration", commit_then_die)
-    with pytest.raises(KeyboardInterrupt):
-        run(config(), tmp_path / "broken")
-    assert 1 in checkpoints(tmp_path / "broken")
-    monkeypatch.setattr(Archive, "commit_iteration", original)
-    run(config(), tmp_path / "broken", resume=True)
-    assert snapshot(tmp_path / "broken") == snapshot(whole)
-
-
-@pytest.mark.timeout(300)
-def test_resume_refuses_a_trained_run_whose_committed_checkpoint_is_gone(tmp_path: Path, monkeypatch):
+def crash_before_commit(monkeypatch, run_dir: Path) -> None:
+    """Run until iteration 1's checkpoint is written and die before its commit."""
     original = Archive.commit_iteration
 
     def commit_then_die(self, iteration, *args, **kwargs):
@@ -111,12 +92,26 @@ def test_resume_refuses_a_trained_run_whose_committed_checkpoint_is_gone(tmp_pat
         return original(self, iteration, *args, **kwargs)
 
     monkeypatch.setattr(Archive, "commit_iteration", commit_then_die)
-    run_dir = tmp_path / "broken"
     with pytest.raises(KeyboardInterrupt):
         run(config(), run_dir)
     monkeypatch.setattr(Archive, "commit_iteration", original)
+
+
+@pytest.mark.timeout(300)
+def test_a_crash_between_checkpoint_and_commit_resumes_like_an_uninterrupted_run(
+        tmp_path: Path, whole: Path, monkeypatch):
+    crash_before_commit(monkeypatch, tmp_path / "broken")
+    assert 1 in checkpoints(tmp_path / "broken")
+    run(config(), tmp_path / "broken", resume=True)
+    assert snapshot(tmp_path / "broken") == snapshot(whole)
+
+
+@pytest.mark.timeout(300)
+def test_resume_refuses_a_trained_run_whose_committed_checkpoint_is_gone(tmp_path: Path, monkeypatch):
+    run_dir = tmp_path / "broken"
+    crash_before_commit(monkeypatch, run_dir)
     shutil.rmtree(run_dir / "checkpoints" / "iteration-0000")  # pruned by hand to the newest, uncommitted one
-    with pytest.raises(UsageError, match=r"iteration 0 is committed and was trained.*iteration-0000 is missing"):
+    with pytest.raises(UsageError, match=r"iteration 0 is committed and was trained.*0000 is missing"):
         run(config(), run_dir, resume=True)
     assert sorted(checkpoints(run_dir)) == [1]  # the uncommitted adapter is left for its owner to judge
     with Archive.open(run_dir, create=False) as archive:

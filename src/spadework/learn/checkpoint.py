@@ -128,9 +128,10 @@ def require_checkpoint(run_dir: Path, iteration: int, metrics: dict[str, Any]) -
     was trained; a run trained only from now on has no checkpoint to find)."""
     if "learn/updates" in metrics and iteration not in checkpoints(run_dir):
         folder = run_dir / CHECKPOINTS_DIR / checkpoint_name(iteration)
-        raise UsageError(f"{run_dir}: iteration {iteration} is committed and was trained, but its checkpoint "
-                         f"{folder} is missing, so the adapter it trained is lost; put that folder back (from a "
-                         "copy or from git) and resume again, or start a new run (nothing was changed)")
+        raise UsageError(f"{run_dir}: iteration {iteration} is committed and was trained, but its "
+                         f"checkpoint {folder} is missing, so the adapter it trained is lost; put that "
+                         "folder back (from a copy or from git) and resume again, or start a new run "
+                         "(nothing was changed)")
 
 
 def latest_checkpoint(run_dir: Path) -> Path | None:

@@ -191,8 +191,8 @@ class Trainer:
 
     def restore(self, iteration: int) -> dict[str, Any] | None:
         """Load iteration ``iteration``'s checkpoint and serve it; its loop state, or None when the
-        run has no checkpoint of that iteration (it was not trained then, which ``require_checkpoint``
-        checks: the adapter starts fresh)."""
+        run has no checkpoint of that iteration (it was not trained then; ``require_checkpoint`` refuses
+        a trained one): the adapter starts fresh."""
         folder = checkpoints(self.run_dir).get(iteration)
         if folder is None:
             return None
