@@ -20,7 +20,7 @@ pytest.importorskip("peft")
 from spadework.archive import Archive  # noqa: E402
 from spadework.cli import main  # noqa: E402
 from spadework.config import load_config  # noqa: E402
-from spadework.errors import UsageError  # noqa: E402
+from spadework.errors import ConfigError, UsageError  # noqa: E402
 from spadework.learn.checkpoint import checkpoints  # noqa: E402
 from spadework.run import run  # noqa: E402
 
@@ -116,6 +116,11 @@ def test_resume_refuses_a_trained_run_whose_committed_checkpoint_is_gone(tmp_pat
     assert sorted(checkpoints(run_dir)) == [1]  # the uncommitted adapter is left for its owner to judge
     with Archive.open(run_dir, create=False) as archive:
         assert [i for i, _ in archive.iterations()] == [0]
+
+
+def test_one_kept_checkpoint_is_refused():  # the newest is written before its iteration is committed
+    with pytest.raises(ConfigError, match="keep_checkpoints"):
+        config(**{"learn.keep_checkpoints": 1})
 
 
 @pytest.mark.timeout(300)

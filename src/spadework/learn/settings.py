@@ -74,7 +74,8 @@ class AdapterSettings(Section):
                                      "from, of the same model and shape, e.g. another run's warm start; "
                                      "None: a fresh adapter")
     max_sample_tokens: int = Field(3072, ge=64, description="longer samples are cut")
-    keep_checkpoints: int = Field(2, ge=1, description="newest checkpoints kept in the run directory")
+    keep_checkpoints: int = Field(2, ge=2, description="newest checkpoints kept in the run directory (2 at "
+                                  "least: the newest is written before its iteration is committed)")
 
 
 class TrainerSettings(AdapterSettings):
