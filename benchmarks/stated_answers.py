@@ -1,0 +1,104 @@
+"""Answer puzzles whose text states their own answer, and what regret paid them.
+
+    python benchmarks/stated_answers.py results/coevolution-ablate/*
+
+A puzzle like "Find the record whose code is record1. Change its value to 76." (key ``76``) is
+solved by copying its one number; when a no-hint play loses it, it lost on the reply's form, and the
+regret such a puzzle earns is format noise. The check measured here flags an answer-form
+environment when, on every seed it was played on, its key is the only number in the opening text
+(so a choice among shown numbers, "the largest of 3, 7 and 5", is not flagged). It reads the
+episodes a run kept (each play's opening text and key) and the archive (which design a played
+environment is, and what it was paid); it prints each flagged environment and how much of the
+run's designer pay went to them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from spadework.archive import Archive
+
+NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w]|\.\d)")
+REPLAY = re.compile(r"i\d+-r(\d+)$")
+
+
+def states_its_answer(observation: str, solution: Iterable[str]) -> bool:
+    """Whether the key is one number and the only number the text shows.
+
+    >>> states_its_answer("Find the record whose code is record1. Change its value to 76.", ["76"])
+    True
+    >>> states_its_answer("Two numbers are chosen: 8 and 15. What is their sum?", ["23"])
+    False
+    >>> states_its_answer("Which is the largest: 3, 7 or 5?", ["7"])
+    False
+    >>> states_its_answer("Name the capital of France.", ["Paris"])
+    False
+    """
+    key = list(solution)
+    return len(key) == 1 and NUMBER.fullmatch(key[0].strip()) is not None \
+        and NUMBER.findall(observation) == [key[0].strip()]
+
+
+@dataclass(frozen=True)
+class Design:
+    """A valid design of the run: its archive id, class and pay."""
+
+    record_id: int
+    class_name: str
+    iteration: int
+    pay: float | None
+    regret: float
+
+
+def designs(run_dir: Path) -> dict[str, Design]:
+    """The run's valid designs by the ids its episodes use: ``iN-dK`` for its own plays, and the
+    archive id (as text) for replays."""
+    found: dict[str, Design] = {}
+    with Archive.open(run_dir, create=False) as archive:
+        for record in archive.records(valid=True):
+            design = record.design
+            if design is None or record.id is None:
+                continue
+            found[design.design_id] = found[str(record.id)] = Design(
+                record.id, record.class_name or "-", design.iteration, design.designer_reward,
+                float(record.metrics.get("regret", 0.0)))
+    return found
+
+
+def flagged(run_dir: Path) -> tuple[int, dict[Design, tuple[int, int]], float]:
+    """How many answer-form designs were played; those that state their answer on every played
+    seed, each with its (seeds flagged, plays); and the run's designer pay in all."""
+    known = designs(run_dir)
+    pay = sum(d.pay or 0.0 for d in {d.record_id: d for d in known.values()}.values())
+    plays: dict[Design, list[bool]] = {}
+    for path in sorted((run_dir / "episodes").glob("iteration-*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            episode = json.loads(line)
+            check, replay = episode.get("check"), REPLAY.match(episode["env_id"])
+            design = known.get(replay.group(1) if replay else episode["env_id"])
+            if design is None or check is None or episode.get("tools"):
+                continue
+            plays.setdefault(design, []).append(states_its_answer(check["observation"], check["solution"]))
+    return len(plays), {d: (sum(p), len(p)) for d, p in plays.items() if all(p)}, pay
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("run_dirs", type=Path, nargs="+")
+    args = parser.parse_args()
+    for run_dir in args.run_dirs:
+        played, found, paid = flagged(run_dir)
+        print(f"{run_dir}: {played} answer-form designs played, {len(found)} state their answer")
+        for d, (hits, n) in sorted(found.items(), key=lambda item: item[0].record_id):
+            print(f"  {d.record_id} {d.class_name} (iteration {d.iteration}): {hits} of {n} plays; "
+                  f"regret {d.regret:.2f}, paid {'-' if d.pay is None else f'{d.pay:.2f}'}")
+        print(f"  pay to them {sum(d.pay or 0.0 for d in found):.2f} of the run's {paid:.2f}")
+
+
+if __name__ == "__main__":
+    main()
