@@ -70,9 +70,9 @@ def designs(run_dir: Path) -> dict[str, Design]:
     return found
 
 
-def flagged(run_dir: Path) -> tuple[int, dict[Design, tuple[int, int]], float]:
+def flagged(run_dir: Path) -> tuple[int, dict[Design, int], float]:
     """How many answer-form designs were played; those that state their answer on every played
-    seed, each with its (seeds flagged, plays); and the run's designer pay in all."""
+    seed, each with its number of plays; and the run's designer pay in all."""
     known = designs(run_dir)
     pay = sum(d.pay or 0.0 for d in {d.record_id: d for d in known.values()}.values())
     plays: dict[Design, list[bool]] = {}
@@ -84,7 +84,7 @@ def flagged(run_dir: Path) -> tuple[int, dict[Design, tuple[int, int]], float]:
             if design is None or check is None or episode.get("tools"):
                 continue
             plays.setdefault(design, []).append(states_its_answer(check["observation"], check["solution"]))
-    return len(plays), {d: (sum(p), len(p)) for d, p in plays.items() if all(p)}, pay
+    return len(plays), {d: len(p) for d, p in plays.items() if all(p)}, pay
 
 
 def main() -> None:
@@ -94,8 +94,8 @@ def main() -> None:
     for run_dir in args.run_dirs:
         played, found, paid = flagged(run_dir)
         print(f"{run_dir}: {played} answer-form designs played, {len(found)} state their answer")
-        for d, (hits, n) in sorted(found.items(), key=lambda item: item[0].record_id):
-            print(f"  {d.record_id} {d.class_name} (iteration {d.iteration}): {hits} of {n} plays; "
+        for d, n in sorted(found.items(), key=lambda item: item[0].record_id):
+            print(f"  {d.record_id} {d.class_name} (iteration {d.iteration}): all {n} plays; "
                   f"regret {d.regret:.2f}, paid {'-' if d.pay is None else f'{d.pay:.2f}'}")
         print(f"  pay to them {sum(d.pay or 0.0 for d in found):.2f} of the run's {paid:.2f}")
 
