@@ -46,35 +46,31 @@ def states_its_answer(observation: str, solution: Iterable[str]) -> bool:
 
 @dataclass(frozen=True)
 class Design:
-    """A valid design of the run: its archive id, class and pay."""
+    """A valid design of the run: its archive id, its id in the iteration that made it, class and pay."""
 
     record_id: int
+    design_id: str
     class_name: str
     iteration: int
     pay: float | None
     regret: float
 
 
-def designs(run_dir: Path) -> dict[str, Design]:
-    """The run's valid designs by the ids its episodes use: ``iN-dK`` for its own plays, and the
-    archive id (as text) for replays."""
-    found: dict[str, Design] = {}
+def designs(run_dir: Path) -> list[Design]:
+    """The run's valid designs, from its archive."""
     with Archive.open(run_dir, create=False) as archive:
-        for record in archive.records(valid=True):
-            design = record.design
-            if design is None or record.id is None:
-                continue
-            found[design.design_id] = found[str(record.id)] = Design(
-                record.id, record.class_name or "-", design.iteration, design.designer_reward,
-                float(record.metrics.get("regret", 0.0)))
-    return found
+        return [Design(record.id, design.design_id, record.class_name or "-", design.iteration,
+                       design.designer_reward, float(record.metrics.get("regret", 0.0)))
+                for record in archive.records(valid=True)
+                if (design := record.design) is not None and record.id is not None]
 
 
 def flagged(run_dir: Path) -> tuple[int, dict[Design, int], float]:
     """How many answer-form designs were played; those that state their answer on every played
     seed, each with its number of plays; and the run's designer pay in all."""
-    known = designs(run_dir)
-    pay = sum(d.pay or 0.0 for d in {d.record_id: d for d in known.values()}.values())
+    every = designs(run_dir)
+    # as the episodes name a design: ``iN-dK`` in the iteration that made it, its archive id in a replay
+    known = {key: d for d in every for key in (d.design_id, str(d.record_id))}
     plays: dict[Design, list[bool]] = {}
     for path in sorted((run_dir / "episodes").glob("iteration-*.jsonl")):
         for line in path.read_text(encoding="utf-8").splitlines():
@@ -84,7 +80,7 @@ def flagged(run_dir: Path) -> tuple[int, dict[Design, int], float]:
             if design is None or check is None or episode.get("tools"):
                 continue
             plays.setdefault(design, []).append(states_its_answer(check["observation"], check["solution"]))
-    return len(plays), {d: len(p) for d, p in plays.items() if all(p)}, pay
+    return len(plays), {d: len(p) for d, p in plays.items() if all(p)}, sum(d.pay or 0.0 for d in every)
 
 
 def main() -> None:
