@@ -12,12 +12,13 @@ transformers = pytest.importorskip("transformers")
 from spadework.designer import Design  # noqa: E402
 from spadework.designer.design import DesignAttempt  # noqa: E402
 from spadework.errors import ConfigError  # noqa: E402
-from spadework.learn.samples import AttemptChoice, designer_samples  # noqa: E402
+from spadework.learn.samples import AttemptChoice, agent_samples, designer_samples  # noqa: E402
 from spadework.outcomes import DesignOutcome  # noqa: E402
 from spadework.policy import hf  # noqa: E402
 from spadework.policy.base import Message, Role, Sampling  # noqa: E402
 from spadework.policy.chat import prompt_text  # noqa: E402
 from spadework.policy.hf import HFPolicy, HFTokenizer  # noqa: E402
+from spadework.rollout import Arm, EndReason, Episode  # noqa: E402
 from spadework.rollout.tokens import TokenizedTranscript, render_tokens  # noqa: E402
 from spadework.validate.verdict import Verdict  # noqa: E402
 
@@ -116,6 +117,24 @@ def test_designer_samples_train_on_the_final_repair_reply_alone():
     transcript = TokenizedTranscript(list(sample.ids), list(sample.mask))
     assert trained_text(tokenizer, transcript) == ["\\boxed{42}<|eot_id|>"]
     assert (sample.source, sample.advantage) == ("d/attempt-2", 0.5)
+
+
+def test_an_episode_whose_environment_failed_at_reset_is_not_trained():
+    # a template refuses an empty conversation (transformers raises); the loop once crashed on it
+    tokenizer = tiny_tokenizer(CHATML_TEMPLATE, CHATML_SPECIALS)
+    with pytest.raises(ValueError):
+        tokenizer.render_chat([], add_generation_prompt=False)
+
+    def played(seed: int, messages: tuple[Message, ...], end: EndReason) -> Episode:
+        return Episode(env_id="d", seed=seed, arm=Arm.NOHINT, messages=messages, rewards=(), score=0.0,
+                       solved=False, turns=0, unboxed=0, hint=None, error=None, completion_tokens=0,
+                       seconds=0.0, end=end)
+
+    failed = played(0, (), EndReason.ENV_ERROR)
+    lost = played(1, tuple(CONVERSATION[:3]), EndReason.TRUNCATED)
+    outcome = DesignOutcome("d", True, (0.0, 0.0), (), 0.0, 0.0, agent_advantages=(-0.5, -0.5))
+    [sample] = agent_samples([outcome], [failed, lost], tokenizer)
+    assert (sample.source, sample.advantage) == ("d/seed-1", -0.5)
 
 
 class EncodeOnly:

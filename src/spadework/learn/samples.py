@@ -109,6 +109,8 @@ def _sample(
     role: TrainRole, messages: Sequence[Message], advantage: float, source: str,
     tokenizer: Tokenizer, max_tokens: int, last_only: bool, tools: Tools | None = None,
 ) -> TrainSample | None:
+    if not any(m.role is Role.ASSISTANT for m in messages):  # e.g. an environment that failed at reset
+        return None  # nothing to train, and a chat template refuses an empty conversation
     rendered = render_tokens(messages, tokenizer, last_only=last_only, tools=tools)
     ids, mask = truncate(rendered.ids, rendered.mask, max_tokens)
     return TrainSample(role, ids, mask, advantage, source) if any(mask) else None
