@@ -176,8 +176,8 @@ def with_designer_advantages(
 
     >>> out = [DesignOutcome(f"d{i}", True, (), (), 0.0, r) for i, r in enumerate((0.0, 1.0))]
     >>> masked = DesignOutcome("d2", True, (), (), 0.0, -0.5, left_out=True)
-    >>> [o.advantage for o in with_designer_advantages([*out, masked], None)[0]]
-    [-1.0, 1.0, 0.0]
+    >>> tuple(o.advantage for o in with_designer_advantages([*out, masked], None)[0])
+    (-1.0, 1.0, 0.0)
     """
     kept = [i for i, o in enumerate(outcomes) if not o.left_out]
     advantages, flat = centred_advantages([outcomes[i].reward for i in kept],
