@@ -204,6 +204,7 @@ class Loop:
         replays = self.draw_replays(iteration)
         episodes = self.play(iteration, replays.jobs())
         play_tokens, play_s = self.policy.take()
+        self.phase(iteration, f"scoring {len(episodes)} episodes")
         scored = self.score(iteration, replays.others(episodes))
         window = self.window = scored.window
         replayed = replays.result(episodes, self.config.rewards.confidence)
@@ -214,6 +215,7 @@ class Loop:
             metrics.update(window_metrics(scored.closed, self.payment))
         update_start = time.perf_counter()
         if self.trainer is not None:
+            self.phase(iteration, "learner update")
             designer = self.designer_samples(window, designs, scored.closed) if scored.closing else []
             metrics.update(self.trainer.train(designer, scored.step, episodes, replayed=replayed.outcomes))
         update_s += time.perf_counter() - update_start
@@ -230,9 +232,11 @@ class Loop:
         updates = {**replayed.updates(), **(self.window_updates(window, scored.closed)
                                             if scored.closing and not opening else {})}
         if self.diversity is not None:
+            self.phase(iteration, "measuring diversity")
             metrics.update(self.diversity.measure(self.archive, records, iteration))
         state = LoopState(self.sampler.state() if self.sampler else None, window)
         if self.trainer is not None:  # checkpoint first: a committed iteration always has one
+            self.phase(iteration, "checkpoint and adapter sync")
             publish_start = time.perf_counter()
             metrics.update(self.trainer.publish(self.trainer.checkpoint(iteration, state.to_json())))
             update_s += time.perf_counter() - publish_start
@@ -242,11 +246,16 @@ class Loop:
         self.carried = {}
         metrics["perf/iteration_s"] = time.perf_counter() - start  # design, play, update, eval and the rest
         row = {"iteration": iteration, **metrics}
+        self.phase(iteration, "committing")
         self.commit(iteration, records, row, state.to_json(), updates)
         append_metrics(self.run_dir, row)
         self.tracker.log(iteration, metrics)
         self.reporter.iteration_done(iteration, metrics)
         return metrics
+
+    def phase(self, iteration: int, name: str) -> None:
+        """Say which step of the iteration is under way (one with no count of its own)."""
+        self.reporter.phase(f"iteration {iteration}: {name}", None)
 
     def draw_documents(self) -> list[Document]:
         """The document of each design, cut to the prompt's budget; or no document at all."""
@@ -386,7 +395,8 @@ class Loop:
         agent = self.config.agent
         self.reporter.phase(f"iteration {iteration}: playing {len(jobs)} episodes", agent.max_turns)
         rollout = rollout_config(agent, sampling(agent.sampling, self.iteration_seed(iteration)))
-        return run_plays(self.policy, self.sandbox, jobs, rollout) if jobs else []
+        return run_plays(self.policy, self.sandbox, jobs, rollout,
+                         announce=lambda step: self.phase(iteration, step)) if jobs else []
 
     def evaluate_held_out(self, iteration: int) -> dict[str, float]:
         """``eval/...`` accuracies of the policy as it now is, every ``eval.every`` iterations."""
@@ -397,7 +407,7 @@ class Loop:
         from spadework.eval.probe import ProbeOpener
         from spadework.eval.runner import eval_metrics, eval_rollout, evaluate
 
-        self.reporter.phase(f"iteration {iteration}: held-out evaluation", None)
+        self.phase(iteration, "held-out evaluation")
         start = time.perf_counter()
         seeds = range(self.config.eval.seeds)
         section = self.config.eval

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -110,7 +111,7 @@ def test_a_checkpoint_without_an_adapter_is_refused_and_the_policy_closed(tmp_pa
         built.append(FakeEmbedded(settings))
         return built[-1]
 
-    with pytest.raises(UsageError, match=r"has no LoRA adapter \(adapter.gguf or adapter/\)"):
+    with pytest.raises(UsageError, match=r"has no LoRA adapter \(adapter.gguf, or adapter/ with"):
         load_eval_policy(spec, build=build)
     assert built[0].closed
 
@@ -125,20 +126,63 @@ def test_checkpoints_of_other_kinds_are_refused_before_anything_is_built(tmp_pat
         load_eval_policy(spec, build=build)
 
 
-def test_a_missing_gguf_adapter_is_exported_from_the_peft_adapter(tmp_path):
+def test_a_missing_gguf_adapter_is_written_from_the_peft_folder_as_the_model_would_write_it(tmp_path):
     pytest.importorskip("torch")
     pytest.importorskip("peft")
     gguf = pytest.importorskip("gguf")
-    from spadework.config import load_config
     from spadework.learn import learner, sync
+    from spadework.learn.gguf_lora import export_adapter
     from spadework.learn.model import tiny_model, with_lora
 
     assert (ADAPTER_DIR, GGUF_ADAPTER) == (learner.ADAPTER_DIR, sync.GGUF_ADAPTER)
     checkpoint = tmp_path / "iteration-0001"
     model = with_lora(tiny_model(0), rank=4, alpha=8, dropout=0.0, targets=("q_proj", "v_proj"))
+    for _, param in model.named_parameters():  # B starts at zero: make every tensor tell
+        if param.requires_grad:
+            param.data.normal_()
     model.save_pretrained(str(checkpoint / ADAPTER_DIR))
-    path = checkpoint_adapter(checkpoint, load_config(None, {"learn.model": "tiny"}))
+    path = checkpoint_adapter(checkpoint)
     assert path == checkpoint / GGUF_ADAPTER
-    names = {t.name for t in gguf.GGUFReader(str(path)).tensors}
-    assert names == {f"blk.{n}.attn_{p}.weight.lora_{ab}" for n in (0, 1) for p in "qv" for ab in "ab"}
-    assert checkpoint_adapter(checkpoint, load_config(None)) == path  # reused, not exported again
+    from_model = export_adapter(model, tmp_path / "from-model.gguf")
+    read, expected = gguf.GGUFReader(str(path)), gguf.GGUFReader(str(from_model))
+    assert [t.name for t in read.tensors] == [t.name for t in expected.tensors]
+    assert {t.name for t in read.tensors} == {
+        f"blk.{n}.attn_{p}.weight.lora_{ab}" for n in (0, 1) for p in "qv" for ab in "ab"}
+    for mine, theirs in zip(read.tensors, expected.tensors, strict=True):
+        assert (mine.data == theirs.data).all()
+    assert read.fields["adapter.lora.alpha"].parts[-1][0] == 8.0
+    assert checkpoint_adapter(checkpoint) == path  # reused, not written again
+
+
+def test_an_adapter_llama_cpp_cannot_apply_is_refused_with_what_to_change(tmp_path):
+    pytest.importorskip("gguf")
+    from spadework.errors import ConfigError
+
+    folder = tmp_path / "iteration-0001" / ADAPTER_DIR
+    folder.mkdir(parents=True)
+    (folder / "adapter_config.json").write_text('{"lora_alpha": 8, "use_dora": true}')
+    (folder / "adapter_model.safetensors").write_bytes(b"")
+    with pytest.raises(ConfigError, match="only a plain LoRA adapter .* can be written as a GGUF"):
+        checkpoint_adapter(folder.parent)
+    assert not (folder.parent / GGUF_ADAPTER).exists()
+
+
+def test_a_runs_start_is_its_own_copy_or_else_the_adapter_its_config_names(tmp_path, monkeypatch):
+    from spadework.config import CONFIG_FILE, load_config
+    from spadework.learn.checkpoint import write_named
+
+    monkeypatch.chdir(tmp_path)  # init_adapter is relative, as in the committed configs
+    started = make_run(tmp_path / "warm", [0])
+    run = make_run(tmp_path / "run", [3])
+    config = load_config(None, {"policy.kind": "scripted",
+                                "learn.init_adapter": "warm/checkpoints/iteration-0000"})
+    (run / CONFIG_FILE).write_text(config.to_toml(), encoding="utf-8")
+    spec = parse_policy_spec(str(run / "checkpoints" / "start"))
+    assert (spec.name, spec.checkpoint) == ("run/start", Path("warm/checkpoints/iteration-0000"))
+    assert spec.checkpoint.resolve() == (started / "checkpoints" / "iteration-0000").resolve()
+    kept = write_named(run, "start", lambda folder: None, {})
+    assert parse_policy_spec(str(run / "checkpoints" / "start")).checkpoint == kept
+    (tmp_path / "warm").rename(tmp_path / "moved")
+    shutil.rmtree(kept)
+    with pytest.raises(UsageError, match="no such checkpoint"):
+        parse_policy_spec(str(run / "checkpoints" / "start"))

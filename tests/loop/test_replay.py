@@ -82,6 +82,10 @@ class CallsPerIteration(SilentReporter):
 
     policy: CountingPolicy
     calls: list[int] = field(default_factory=list)
+    phases: list[str] = field(default_factory=list)
+
+    def phase(self, name, total):
+        self.phases.append(name)
 
     def iteration_done(self, iteration, metrics):
         self.calls.append(self.policy.calls)
@@ -92,6 +96,7 @@ class Replayed:
     run_dir: Path
     trainer: RecordingTrainer
     calls: list[int]
+    phases: list[str]
 
 
 def config(**overrides):
@@ -108,7 +113,7 @@ def replayed(tmp_path_factory) -> Replayed:
         patch.setattr(spadework.run, "build_engines",
                       lambda config, run_dir, policy=None: (real(config, run_dir, policy)[0], trainer))
         run(config(), run_dir, policy=policy, reporter=reporter)
-    return Replayed(run_dir, trainer, reporter.calls)
+    return Replayed(run_dir, trainer, reporter.calls, reporter.phases)
 
 
 def episodes(run_dir: Path, iteration: int) -> list[dict]:
@@ -270,3 +275,13 @@ def test_the_fixed_pool_baseline_replays_its_archived_draws(tmp_path: Path):
     assert [line["replay/count"] for line in lines] == [0.0, 1.0]
     (rid,) = replays_by_record(tmp_path / "run")
     assert finals(tmp_path / "run")[rid]["replays"] == 1
+
+
+def test_every_step_of_an_iteration_shows_its_phase_in_order(replayed):
+    """A minutes-long step (the audit, the learner's update, the checkpoint) never sits under the
+    finished bar of the one before it."""
+    first = [p.removeprefix("iteration 0: ") for p in replayed.phases if p.startswith("iteration 0: ")]
+    steps = [re.sub(r"\d+", "N", p) for p in first]
+    assert steps == ["designing", "playing N episodes", "auditing N episodes", "scoring N episodes",
+                     "learner update", "measuring diversity", "checkpoint and adapter sync", "committing"]
+    assert [p for p in replayed.phases if p.startswith("iteration 1: ")][0] == "iteration 1: designing"

@@ -11,11 +11,15 @@ Specs, as ``--policy`` takes them:
 - ``RUN_DIR/checkpoints/warm-start``: the same with the adapter of the run's supervised warm start
   (``[learn] warm_start``), taken before its first iteration.
 
+- ``RUN_DIR/checkpoints/start``: the same with the adapter the run began from (``[learn]
+  init_adapter``): the run's own copy when it kept one, else the folder its config names.
+
 An adapter reaches the embedded llama.cpp engine as the checkpoint's GGUF LoRA adapter
-(``adapter.gguf``, which a training run with the embedded policy writes; when it is missing
-it is exported from the PEFT adapter, which needs ``spadework[train]``) and
-``EmbeddedPolicy.load_adapter``. The scripted fake takes no adapter. Checkpoints of runs
-whose policy is ``openai`` or ``hf`` are not supported here (see ``ADAPTER_KINDS``).
+(``adapter.gguf``, which a training run with the embedded policy writes; when it is missing, as in
+the checkpoints committed under ``results/``, it is written from the PEFT adapter folder beside it,
+in a second and without the base model) and ``EmbeddedPolicy.load_adapter``. The scripted fake
+takes no adapter. Checkpoints of runs whose policy is ``openai`` or ``hf`` are not supported here
+(see ``ADAPTER_KINDS``).
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from spadework.eval.runner import ItemResult, eval_rollout, evaluate
 from spadework.eval.tasks import Suite, TaskSpec, require_packages
 from spadework.learn.checkpoint import (
     ADAPTER_DIR,
+    ADAPTER_WEIGHTS,
     CHECKPOINTS_DIR,
     GGUF_ADAPTER,
     LATEST,
@@ -45,6 +50,7 @@ from spadework.learn.checkpoint import (
     checkpoints,
     latest_checkpoint,
     named_folder,
+    start_source,
 )
 from spadework.policy.base import Policy
 from spadework.policy.settings import PolicyKind, PolicySettings, build_policy
@@ -95,10 +101,13 @@ def _run_and_checkpoint(path: Path) -> tuple[Path, Path | None]:
     return path, None
 
 
-def _checkpoint(run_dir: Path, asked: Path | None) -> Path:
-    """The checkpoint folder to load: ``asked``, or the newest complete one."""
+def _checkpoint(run_dir: Path, asked: Path | None, config: RunConfig) -> Path:
+    """The checkpoint folder to load: ``asked``, or the newest complete one. The run's start is
+    its own copy, or the ``init_adapter`` folder its config names when it kept none."""
     found = checkpoints(run_dir)
     have = ", ".join(p.name for p in found.values()) or "none"
+    if asked is not None and asked.name == START and config.learn.init_adapter:
+        asked = start_source(run_dir, config.learn.init_adapter)
     if asked is not None:
         if not asked.is_dir():
             raise UsageError(f"{asked}: no such checkpoint; {run_dir} has: {have}")
@@ -140,8 +149,8 @@ def parse_policy_spec(text: str, config_file: Path | None = None) -> PolicySpec:
     config = load_config(run_dir / CONFIG_FILE)
     if asked is None and Path(text).resolve() == run_dir.resolve() and _newest(run_dir) is None:
         return PolicySpec(f"{run_dir.name}/{UNTRAINED}", text, PolicySource.BASE, config, run_dir)
-    checkpoint = _checkpoint(run_dir, asked)
-    return PolicySpec(f"{run_dir.name}/{checkpoint.name}", text, PolicySource.CHECKPOINT, config,
+    checkpoint = _checkpoint(run_dir, asked, config)
+    return PolicySpec(f"{run_dir.name}/{(asked or checkpoint).name}", text, PolicySource.CHECKPOINT, config,
                       run_dir, checkpoint)
 
 
@@ -156,32 +165,31 @@ def distinct_names(specs: Sequence[PolicySpec]) -> tuple[PolicySpec, ...]:
     return tuple(named)
 
 
-def checkpoint_adapter(checkpoint: Path, config: RunConfig) -> Path:
-    """The checkpoint's GGUF LoRA adapter, exported from its PEFT adapter when missing.
-
-    The export loads the run's learner base model (``learn.model``) and the PEFT adapter,
-    and writes ``adapter.gguf`` into the checkpoint (as a training run does).
+def checkpoint_adapter(checkpoint: Path) -> Path:
+    """The checkpoint's GGUF LoRA adapter, written from its PEFT adapter folder when missing
+    (``adapter.gguf`` beside it, as a training run writes it; git ignores it under ``results/``).
 
     Raises:
-        UsageError: the checkpoint has neither adapter, or exporting needs ``spadework[train]``.
+        UsageError: the checkpoint has neither adapter, or the conversion's packages are missing.
+        ConfigError: the PEFT adapter is not one llama.cpp can apply.
     """
     path = checkpoint / GGUF_ADAPTER
     if path.is_file():
         return path
     folder = checkpoint / ADAPTER_DIR
-    if not (folder / "adapter_config.json").is_file():
-        raise UsageError(f"{checkpoint} has no LoRA adapter ({GGUF_ADAPTER} or {ADAPTER_DIR}/); "
-                         "is it a complete checkpoint of a run with --train?")
+    if not (folder / "adapter_config.json").is_file() or not (folder / ADAPTER_WEIGHTS).is_file():
+        raise UsageError(f"{checkpoint} has no LoRA adapter ({GGUF_ADAPTER}, or {ADAPTER_DIR}/ with "
+                         f"adapter_config.json and {ADAPTER_WEIGHTS}); is it a complete checkpoint of a "
+                         "run with --train?")
     try:
-        from peft import PeftModel
-
-        from spadework.learn.model import load_base
-        from spadework.learn.sync import gguf_adapter
+        import gguf  # noqa: F401
+        import safetensors  # noqa: F401
     except ImportError:
-        raise UsageError(f"{checkpoint} has no {GGUF_ADAPTER}; exporting it from {ADAPTER_DIR}/ needs "
-                         "torch and peft: pip install 'spadework[train]'") from None
-    base = load_base(config.learn.model, config.policy.model, dtype="float32")
-    return gguf_adapter(checkpoint, PeftModel.from_pretrained(base.model, str(folder)))
+        raise UsageError(f"{checkpoint} has no {GGUF_ADAPTER}; writing it from {ADAPTER_DIR}/ needs the "
+                         "gguf and safetensors packages: pip install 'spadework[embedded]'") from None
+    from spadework.learn.gguf_lora import export_adapter_folder
+
+    return export_adapter_folder(folder, path)
 
 
 def load_eval_policy(
@@ -207,7 +215,7 @@ def load_eval_policy(
     if spec.checkpoint is None or kind is PolicyKind.SCRIPTED:
         return policy
     try:
-        policy.load_adapter(checkpoint_adapter(spec.checkpoint, spec.config))  # type: ignore[attr-defined]
+        policy.load_adapter(checkpoint_adapter(spec.checkpoint))  # type: ignore[attr-defined]
     except BaseException:
         policy.close()
         raise

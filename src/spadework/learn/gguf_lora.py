@@ -3,17 +3,20 @@
 The file says ``general.type = adapter``, ``adapter.type = lora`` and ``adapter.lora.alpha``
 (llama.cpp scales by alpha / rank, as PEFT does), and holds one float32 pair per adapted
 projection: ``blk.<layer>.<tensor>.weight.lora_a`` (rank × in) and ``.lora_b`` (out × rank),
-PEFT's A and B as they are.
+PEFT's A and B as they are. A saved adapter folder converts without the base model
+(``export_adapter_folder``), so a committed checkpoint needs only its PEFT adapter.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from spadework.errors import ConfigError
+from spadework.learn.checkpoint import ADAPTER_WEIGHTS
 from spadework.rundir import atomic_path
 
 GGUF_TENSOR = {
@@ -23,7 +26,9 @@ GGUF_TENSOR = {
 """llama.cpp's tensor name for each projection of a Llama/Qwen2-style layer."""
 
 PEFT_NAME = re.compile(
-    r"layers\.(?P<layer>\d+)\.(?:self_attn|mlp)\.(?P<proj>\w+)\.lora_(?P<ab>[AB])\.\w+\.weight$")
+    r"layers\.(?P<layer>\d+)\.(?:self_attn|mlp)\.(?P<proj>\w+)\.lora_(?P<ab>[AB])(?:\.\w+)?\.weight$")
+"""A LoRA weight as the model names it (``...lora_A.default.weight``) or as PEFT saves it
+(``...lora_A.weight``)."""
 
 
 def gguf_tensor_name(peft_name: str) -> str:
@@ -33,6 +38,8 @@ def gguf_tensor_name(peft_name: str) -> str:
     'blk.3.attn_q.weight.lora_a'
     >>> gguf_tensor_name("base_model.model.model.layers.0.mlp.down_proj.lora_B.default.weight")
     'blk.0.ffn_down.weight.lora_b'
+    >>> gguf_tensor_name("base_model.model.model.layers.12.self_attn.v_proj.lora_A.weight")
+    'blk.12.attn_v.weight.lora_a'
     """
     match = PEFT_NAME.search(peft_name)
     if match is None or match["proj"] not in GGUF_TENSOR:
@@ -73,3 +80,40 @@ def export_adapter(peft_model: Any, path: Path) -> Path:
     config = peft_model.peft_config[peft_model.active_adapter]
     architecture = getattr(peft_model.config, "model_type", "qwen2")
     return write_gguf_lora(lora_tensors(peft_model), config.lora_alpha, path, architecture)
+
+
+def model_order(peft_name: str) -> tuple[int, int, str]:
+    """Where a saved LoRA weight comes in the model's own parameter order (layer, projection, A/B),
+    so a folder converts to the same file as the model it was saved from.
+
+    >>> sorted(["layers.1.self_attn.q_proj.lora_A.weight", "layers.0.mlp.up_proj.lora_B.weight",
+    ...         "layers.0.self_attn.v_proj.lora_A.weight"], key=model_order)[0]
+    'layers.0.self_attn.v_proj.lora_A.weight'
+    """
+    gguf_tensor_name(peft_name)  # raises, saying what to change, for a weight llama.cpp cannot name
+    match = PEFT_NAME.search(peft_name)
+    assert match is not None
+    return int(match["layer"]), list(GGUF_TENSOR).index(match["proj"]), match["ab"]
+
+
+UNSUPPORTED = ("alpha_pattern", "rank_pattern", "use_rslora", "use_dora")
+"""Adapter settings a GGUF LoRA file (one alpha, plain LoRA) cannot carry."""
+
+
+def export_adapter_folder(folder: Path, path: Path, architecture: str = "qwen2") -> Path:
+    """A saved PEFT adapter folder (``adapter_config.json``, ``adapter_model.safetensors``) as a GGUF
+    adapter file at ``path``; reads no base model and needs neither torch nor peft.
+
+    Raises:
+        ConfigError: the folder is not a plain LoRA adapter llama.cpp can apply.
+    """
+    from safetensors.numpy import load_file
+
+    config = json.loads((folder / "adapter_config.json").read_text(encoding="utf-8"))
+    if config.get("peft_type", "LORA") != "LORA" or any(config.get(key) for key in UNSUPPORTED):
+        raise ConfigError(f"{folder}: only a plain LoRA adapter (one alpha and rank for every module, no "
+                          f"{', '.join(UNSUPPORTED)}) can be written as a GGUF adapter for llama.cpp")
+    weights = load_file(str(folder / ADAPTER_WEIGHTS))
+    tensors = ((gguf_tensor_name(name), weights[name].astype("float32"))
+               for name in sorted(weights, key=model_order))
+    return write_gguf_lora(tensors, config["lora_alpha"], path, architecture)

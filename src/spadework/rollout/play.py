@@ -313,6 +313,7 @@ def run_plays(
     jobs: Sequence[PlayJob],
     config: RolloutConfig,
     count_tokens: TokenCounter | None = None,
+    announce: Callable[[str], None] | None = None,
 ) -> list[Episode]:
     """Play every job to its end, in lockstep, and return the episodes in job order.
 
@@ -332,6 +333,7 @@ def run_plays(
         jobs: what to play.
         config: turn cap, context budget, concurrency of environment calls, sampling.
         count_tokens: tokens of a text; default ``estimate_tokens`` (four characters a token).
+        announce: hears of a step after the plays that takes its time (``auditing N episodes``).
 
     Returns:
         One episode per job, in the order of ``jobs``.
@@ -353,6 +355,8 @@ def run_plays(
                 _reply(policy, going, config)
                 _run_all(pool, _step, [play for play in going if play.end is None])
             if config.audit:
+                if announce is not None:
+                    announce(f"auditing {len(plays)} episodes")
                 _run_all(pool, _audit, plays)
         finally:
             for play in plays:
