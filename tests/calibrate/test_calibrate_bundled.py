@@ -9,7 +9,7 @@ from spadework.calibrate import Kind, bundled_paths
 from spadework.validate import validate
 
 BUNDLED = bundled_paths()
-LEAK_CHECKS = {"determined", "no_hint_leak"}
+LEAK_CHECKS = {"determined", "key_from_text", "no_hint_leak"}
 LEAKING = [p for p in BUNDLED if Kind.of_path(p) is Kind.LEAKING]
 OTHERS = [p for p in BUNDLED if Kind.of_path(p) is not Kind.LEAKING]
 

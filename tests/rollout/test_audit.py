@@ -72,8 +72,9 @@ def test_its_played_episodes_are_voided_with_the_reason_and_earn_the_invalid_pen
     episodes = played("switch_on_large_seed", sandbox)
     assert [e.solved for e in episodes] == [False, True] * 2  # the hinted arm was handed the code
     outcome = outcome_of(design("switch_on_large_seed"), episodes, Payment(invalid_penalty=0.5))
-    assert outcome.voided.startswith("a played episode's hint leaks its answer: seed ")
-    assert "the hint gives away the answer" in outcome.voided
+    # the played seeds' re-draw sees the hidden code before the hints are compared across seeds
+    assert outcome.voided.startswith("nohint arm: seed ")
+    assert "the answer reads a value the text never shows" in outcome.voided
     assert (outcome.regret, outcome.reward, outcome.estimate) == (0.0, -0.5, None)
     assert set(outcome.agent_advantages) == {0.0}
 

@@ -1,5 +1,7 @@
 """A planted attack on the plateau: an answer that does not follow from the text, dressed up so each
-seed opens differently (the validator's ``determined`` check cannot see it). A blind guess wins
+seed opens differently (the validator's ``determined`` check cannot see it). The admission gate
+(``key_from_text``) refuses it, naming the line that drew the hidden value. Where the gate cannot
+draw an episode again (a value drawn outside ``random``), the second line holds: a blind guess wins
 about as often as the band asks, so the raw plateau would pay the designer for a coin toss; the
 validator measures the chance and the plateau pays only the win rate above it."""
 
@@ -11,6 +13,9 @@ from spadework.rewards import REFERENCE_BLEND, designer_score, regret_estimate
 from spadework.rewards.designer import plateau
 from spadework.sandbox import InProcessSandbox
 from spadework.validate import validate
+from spadework.validate.checks import CHECKS
+
+WITHOUT_GATE = tuple(check for check in CHECKS if check.name != "key_from_text")
 
 HIDDEN_DRAW = '''
 from spadework.envs import AnswerEnv
@@ -61,8 +66,16 @@ def blind_wins(source: str, guess: str, seeds: range) -> list[float]:
 
 
 @pytest.mark.parametrize("sides", [("heads", "tails"), ("red", "black", "green")], ids=["coin", "three-way"])
-def test_a_hidden_draw_passes_the_validator_but_its_chance_is_measured(sides):
+def test_a_hidden_draw_is_refused_by_the_gate_at_the_line_that_drew_it(sides):
     verdict = validate(HIDDEN_DRAW.format(sides=sides), InProcessSandbox())
+    assert not verdict.valid
+    assert verdict.reason.startswith("key_from_text: seed 0: the answer reads a value the text never shows")
+    assert "line 11 (`self.answer = self.rng.choice(" in verdict.reason
+
+
+@pytest.mark.parametrize("sides", [("heads", "tails"), ("red", "black", "green")], ids=["coin", "three-way"])
+def test_past_the_gate_a_hidden_draw_has_its_chance_measured(sides):
+    verdict = validate(HIDDEN_DRAW.format(sides=sides), InProcessSandbox(), checks=WITHOUT_GATE)
     assert verdict.valid, verdict.reason  # the disguise gets past ``determined``: each seed opens differently
     assert verdict.chance is not None
     assert verdict.chance >= 0.25
@@ -82,7 +95,7 @@ def test_the_plateau_does_not_pay_a_blind_guess(sides):
     """An agent that guesses blind wins about 1/len(sides) of its plays: on the raw win rate the
     plateau pays the design, above chance it pays nothing; the blend keeps only the regret's share."""
     source = HIDDEN_DRAW.format(sides=sides)
-    chance = validate(source, InProcessSandbox()).chance
+    chance = validate(source, InProcessSandbox(), checks=WITHOUT_GATE).chance
     assert chance is not None
     nohint = blind_wins(source, sides[0], range(100, 132))
     win_rate = sum(nohint) / len(nohint)

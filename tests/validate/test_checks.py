@@ -45,6 +45,8 @@ METHOD = "hint at the method instead"
 SOLVE_IT = "make solution() return actions that solve the episode, with rewards summing to 1"
 SOLVE_WITH_CALLS = "make solution() return calls that succeed and reach the goal"
 NEED_THE_CALLS = "make the goal need the calls of solution()"
+SHOW_IT = "show it in the text, or leave it out of the answer"
+OFF_BY_FORM = {("tool_effort", Outcome.OFF), ("key_from_text", Outcome.OFF)}
 
 EXPECTED: dict[str, tuple[str, str]] = {
     "parse_no_block.md": (
@@ -54,10 +56,23 @@ EXPECTED: dict[str, tuple[str, str]] = {
     "parse_unclosed.md": (
         "parse", "the reply's ```python code block is never closed; was the reply cut off?"),
     "parse_empty_block.md": ("parse", "the reply's ```python code block is empty"),
-    "second_solver_unrounded.py": (
-        "second_solver", "seed 0: solve(observation), reading the text alone, answers '15200' but the "
-        "episode's answer is '15201': the answer does not follow from the text; compute self.answer from "
+    "second_solver_wrong_method.py": (
+        "second_solver", "seed 0: solve(observation), reading the text alone, answers '8187' but the "
+        "episode's answer is '6435': the answer does not follow from the text; compute self.answer from "
         "exactly what the puzzle says"),
+    "key_from_text_unrounded.py": (
+        "key_from_text", "seed 0: the answer reads a value the text never shows: the value drawn at line 15 "
+        "(`self.first = self.rng.randint(1000, 9999) / 1000`), changed from 7311 to 7312 leaves the text as "
+        f"it was, yet the answer '15201' no longer wins; {SHOW_IT}"),
+    "key_from_text_hidden_rate.py": (
+        "key_from_text", "seed 0: the answer reads a value the text never shows: the value drawn at line 12 "
+        "(`self.rate = self.rng.choice([5, 10, 15])`), its choice changed (item 2 of 3 to 3) leaves the text "
+        f"as it was, yet the answer '653' no longer wins; {SHOW_IT}"),
+    "key_from_text_game_door.py": (
+        "key_from_text", "the outcome reads a value the player can never find: the value drawn at line 12 "
+        "(`self.prize = self.rng.randint(1, 3)`), changed from 2 to 3 leaves every observation as it was "
+        f"under the same moves, yet the solution no longer wins (4 of 4 such changes); {SHOW_IT}, or answer "
+        "the player's moves with what it needs to find out"),
     "static_syntax_error.md": ("static", "syntax error at line 11: expected ':'"),
     "static_no_env_class.py": (
         "static", "no class whose name ends in 'Env'; name the environment class like MazeEnv"),
@@ -208,7 +223,8 @@ ON_THE_REAL_SANDBOX = [
     "determinism_system_random.py", "determinism_clock.py", "determinism_state_kept.py",
     "solvable_too_long.py", "determined_secret_code.py", "determined_silent_lock.py",
     "not_guessable_yes_wins.py", "not_guessable_answer_yes.py",
-    "no_hint_leak_moves.py", "no_hint_leak_number_words.py", "second_solver_unrounded.py", *TOOL_WORLDS,
+    "no_hint_leak_moves.py", "no_hint_leak_number_words.py", "second_solver_wrong_method.py",
+    "key_from_text_unrounded.py", "key_from_text_game_door.py", *TOOL_WORLDS,
 ]
 """A representative handful, at least one per check, run through the real sandbox too."""
 
@@ -226,7 +242,7 @@ def verdict_of(path: Path, sandbox) -> Verdict:
 
 def assert_fails_at(verdict: Verdict, check: str, message: str) -> None:
     """Invalid at ``check`` with ``message``; every check before passed (``tool_effort`` may be off:
-    not a tool world), every one after skipped."""
+    not a tool world; ``key_from_text`` may be off: a tool world), every one after skipped."""
     assert not verdict.valid
     assert [c.name for c in verdict.checks] == CHECK_NAMES
     at = CHECK_NAMES.index(check)
@@ -234,8 +250,7 @@ def assert_fails_at(verdict: Verdict, check: str, message: str) -> None:
     assert (failed.outcome, failed.message) == (Outcome.FAILED, message)
     assert verdict.failure == failed
     assert verdict.reason == f"{check}: {message}"
-    assert all(c.outcome is Outcome.PASSED or (c.name, c.outcome) == ("tool_effort", Outcome.OFF)
-               for c in verdict.checks[:at])
+    assert all(c.outcome is Outcome.PASSED or (c.name, c.outcome) in OFF_BY_FORM for c in verdict.checks[:at])
     for later in verdict.checks[at + 1:]:
         skipped = f"skipped: '{check}' did not pass"
         assert (later.outcome, later.message) == (Outcome.SKIPPED, skipped)
@@ -291,6 +306,9 @@ def test_good_fixture_is_valid(path, any_sandbox):
         Outcome.OFF, "not asked for: designer.second_solver (ValidatorConfig.second_solver) is off")
     if not path.name.startswith("tool_"):
         expected["tool_effort"] = (Outcome.OFF, "not a tool world: no calls to weigh")
+    else:
+        expected["key_from_text"] = (Outcome.OFF, "a tool world's values are read through its tools "
+                                                  "(tool_effort and the tool checks hold it)")
     assert [(c.name, c.outcome, c.message) for c in verdict.checks] == \
         [(name, *expected[name]) for name in CHECK_NAMES]
     assert verdict.reason == "valid" and verdict.failure is None
@@ -352,7 +370,8 @@ def test_validator_closes_the_environment_whatever_happens():
 
 def test_checks_run_in_the_documented_order():
     assert CHECK_NAMES == ["parse", "static", "load", "contract", "determinism", "solvable",
-                           "tool_effort", "determined", "not_guessable", "no_hint_leak", "second_solver"]
+                           "tool_effort", "determined", "key_from_text", "not_guessable", "no_hint_leak",
+                           "second_solver"]
 
 
 def test_config_needs_two_distinct_seeds():

@@ -1,6 +1,7 @@
 """The designs that were valid in a real ``make run`` before ``determined`` and the disguised-leak
 checks existed (the embedded 1.5B, seed 0; ``tests/fixtures/envs/real_run``): the fair ones stay
-valid, and the one whose answer its text does not decide is now rejected."""
+valid, and those whose answer their text does not decide are now rejected (the time-taken puzzle,
+once counted fair here, keys a float it never shows: the admission gate names its line)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from spadework.validate import read_source, validate
 
 REAL_RUN = Path(__file__).resolve().parent.parent / "fixtures" / "envs" / "real_run"
 
-STILL_VALID = ("i0_d2_queueitemenv.py", "i0_d4_demographicmedianenv.py", "i0_d5_timeexecutionenv.py")
+STILL_VALID = ("i0_d2_queueitemenv.py", "i0_d4_demographicmedianenv.py")
 
 NOW_REJECTED = {
     # "Generate all possible combinations of the numbers 1 to 9." on every seed of one branch, with a
@@ -20,6 +21,12 @@ NOW_REJECTED = {
     "i0_d3_combinatoricenv.py": (
         "determined: seeds 1 and 3 show the same text but need different answers ('1 2 5' and '3 8 9'), "
         "so no player can tell which; put what decides the answer into the text the agent reads"),
+    # The answer is a time drawn out of sight; only the hint talks about it.
+    "i0_d5_timeexecutionenv.py": (
+        "key_from_text: seed 0: the answer reads a value the text never shows: the value drawn at line 17 "
+        "(`self.time_taken = self.rng.uniform(0.1, 10.0)  # seconds`), changed from 2.6632758279003372 "
+        "to 2.6632768179 leaves the text as it was, yet the answer '2.6632758279003372' no longer wins; "
+        "show it in the text, or leave it out of the answer"),
 }
 
 

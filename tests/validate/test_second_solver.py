@@ -11,6 +11,7 @@ import pytest
 
 from spadework.sandbox import FunctionCalls, InProcessSandbox
 from spadework.validate import ValidatorConfig, Verdict, validate
+from spadework.validate.checks import CHECKS
 
 ON = ValidatorConfig(second_solver=True)
 
@@ -64,8 +65,11 @@ def test_the_wrong_key_the_run_paid_most_fails_where_the_text_and_the_key_part(s
     # the run's TimeExecutionEnv (archive id 10 of the fifth start): the text shows two decimals, the
     # key has more, so the text's own sum is refused
     wrong = puzzle(key="round(self.first + self.second + self.rng.randint(6, 9) / 1000, 3)")
-    assert validate(wrong, sandbox).valid  # the validator without the check takes it
-    verdict = validate(wrong, sandbox, ON)
+    gate = validate(wrong, sandbox)  # the admission gate sees the hidden thousandths, with no model
+    assert gate.failure.name == "key_from_text" and "self.rng.randint(6, 9)" in gate.reason
+    without_gate = tuple(check for check in CHECKS if check.name != "key_from_text")
+    assert validate(wrong, sandbox, checks=without_gate).valid  # the validator without either takes it
+    verdict = validate(wrong, sandbox, ON, checks=without_gate)
     assert not verdict.valid and verdict.failure.name == "second_solver"
     assert "solve(observation), reading the text alone, answers" in verdict.reason
     assert "the answer does not follow from the text" in verdict.reason

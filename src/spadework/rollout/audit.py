@@ -11,7 +11,9 @@ so the play path checks each played episode itself (``RolloutConfig.audit``):
    the played seed again: its observation, solution and hint must be those of the start (state
    carried across episodes, a counter of episodes, a switch after some seeds all show here), and
    the solution must still solve it, and the hint's own text played as an action must not
-   (``audit_seed``).
+   (``audit_seed``). Then the admission gate's re-draw on the played seed: drawn again with one
+   drawn value changed at a time, an episode whose text stays the same must keep its key
+   (``validate.redraw``; not for tool worlds).
 3. Over one environment's episodes (``void_reason``): the two arms of a seed must have opened
    alike, and no shown hint may give away its own episode's answer, by the validator's disguise
    detectors, against the other played seeds' answers and the seeds reset in between.
@@ -30,9 +32,13 @@ from spadework.errors import CheckFailed, EnvContractError, EnvError
 from spadework.rollout.reading import read_reset, read_step, text
 from spadework.validate.checks import Episode as SeedOpening
 from spadework.validate.checks import find_hint_leaks
+from spadework.validate.redraw import redraw_seed, refusal
 
 CONTRAST_OFFSET = 1_000_003
 """The seed reset between the episode and its replay: the played seed plus this, modulo 2**31."""
+
+AUDIT_REDRAWS = 16
+"""Re-draws of a played seed (the validator tries up to 40 on each of two seeds)."""
 
 
 @dataclass(frozen=True)
@@ -82,8 +88,11 @@ def read_opening(env: Any, seed: int) -> tuple[Any, PlayCheck]:
     return reset, PlayCheck(text(reset[0], MAX_OBSERVATION_CHARS), tuple(solution), hint[:MAX_HINT_CHARS])
 
 
-def audit_seed(env: Any, seed: int, opening: PlayCheck, max_turns: int) -> PlayCheck:
-    """Replay ``seed`` in ``env`` after another seed, and check it against its ``opening``.
+def audit_seed(env: Any, seed: int, opening: PlayCheck, max_turns: int,
+               redraw: bool | None = None) -> PlayCheck:
+    """Replay ``seed`` in ``env`` after another seed, and check it against its ``opening``; then,
+    unless ``redraw`` is None (a tool world), draw it again a value changed at a time (``redraw``:
+    whether it is an answer puzzle, judged on its text alone).
 
     Raises:
         EnvError: the environment failed during the replay, or broke its contract (a reward
@@ -112,6 +121,8 @@ def audit_seed(env: Any, seed: int, opening: PlayCheck, max_turns: int) -> PlayC
     if problem is None and _hint_solves(env, seed, opening.hint):
         problem = (f"seed {seed}: the hint itself, played as the first action, solves the episode; a hint "
                    "may point at the method, not be the key")
+    if problem is None and redraw is not None and hasattr(env, "redraw"):
+        problem = refusal([redraw_seed(env, seed, redraw, AUDIT_REDRAWS)], redraw)
     return PlayCheck(opening.observation, opening.solution, opening.hint, contrast, problem)
 
 

@@ -26,6 +26,7 @@ from spadework.envs.contract import (
     MAX_OBSERVATION_CHARS,
     MAX_TURNS_LIMIT,
     episode_score,
+    is_answer_puzzle,
     is_solved,
 )
 from spadework.envs.tool_calls import parse_calls
@@ -239,7 +240,8 @@ def _audit(play: _Play) -> None:
     if play.check is None or play.env is None or play.end is EndReason.ENV_ERROR:
         return
     try:
-        play.check = audit_seed(play.env, play.job.seed, play.check, play.max_turns)
+        play.check = audit_seed(play.env, play.job.seed, play.check, play.max_turns,
+                                redraw=None if play.tools else is_answer_puzzle(play.job.source))
     except EnvError as exc:  # a failure, or a broken contract (a reward that is not a number, say)
         play.check = replace(play.check, problem=f"seed {play.job.seed}: replaying it after the episode "
                                                  f"failed: {exc}")

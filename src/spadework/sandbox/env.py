@@ -31,6 +31,10 @@ class EnvHandle(Protocol):
     def step(self, action: str) -> Any:
         """Play one action: ``(observation, reward, terminated, truncated, info)``."""
 
+    def redraw(self, seed: int, plan: dict[str, Any] | None) -> Any:
+        """``reset(seed)`` with its drawn values written down and changed as ``plan`` says
+        (``sandbox.draws``): ``{"opening", "draws", "applied"}``."""
+
     def solution(self) -> Any:
         """The actions that solve the current episode."""
 
@@ -113,6 +117,10 @@ class SandboxedEnv:
         """The worker's ``step(action)``."""
         return self._call({"op": Op.STEP, "action": action}, "step")
 
+    def redraw(self, seed: int, plan: dict[str, Any] | None) -> Any:
+        """The worker's ``redraw(seed, plan)``."""
+        return self._call({"op": Op.REDRAW, "seed": seed, "plan": plan}, "reset")
+
     def solution(self) -> Any:
         """The worker's ``solution()``."""
         return self._call({"op": Op.SOLUTION}, "solution")
@@ -151,6 +159,10 @@ class ForwardingEnv:
     def step(self, action: str) -> Any:
         """The environment's ``step(action)``."""
         return self._call("step", action)
+
+    def redraw(self, seed: int, plan: dict[str, Any] | None) -> Any:
+        """The environment's ``redraw(seed, plan)``."""
+        return self._call("redraw", seed, plan)
 
     def solution(self) -> Any:
         """The environment's ``solution()``."""

@@ -20,8 +20,8 @@ from spadework.sandbox.config import Isolation, SandboxConfig
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
 RUNTIME_FILES = ("pysyntax.py", "envs/base.py", "envs/contract.py", "envs/declared.py", "envs/tool_calls.py",
-                 "envs/tool_records.py", "envs/tool_schema.py", "envs/tools.py", "sandbox/loader.py",
-                 "sandbox/plain.py", "sandbox/protocol.py", "sandbox/worker.py")
+                 "envs/tool_records.py", "envs/tool_schema.py", "envs/tools.py", "sandbox/draws.py",
+                 "sandbox/loader.py", "sandbox/plain.py", "sandbox/protocol.py", "sandbox/worker.py")
 """Modules copied into the sandbox. Each uses the standard library only."""
 
 RUNTIME_INITS = {
@@ -34,8 +34,8 @@ RUNTIME_INITS = {
 }
 PREIMPORT = sorted(
     (ALLOWED_MODULES - {"__future__", "spadework"})
-    | {"spadework.envs", "spadework.sandbox.loader", "spadework.sandbox.plain", "spadework.sandbox.protocol",
-       "_strptime"}
+    | {"spadework.envs", "spadework.sandbox.draws", "spadework.sandbox.loader", "spadework.sandbox.plain",
+       "spadework.sandbox.protocol", "_strptime"}
 )
 """Imported before privileges drop: afterwards the worker may not be able to read the stdlib."""
 

@@ -284,6 +284,15 @@ class EnvAdapter:
                            f"({', '.join(sorted(self.env.state()))}), without the record tools")
         return result
 
+    def redraw(self, seed: int, plan: dict[str, Any] | None) -> dict[str, Any]:
+        """``reset(seed)`` with every value drawn written down, and drawn as ``plan`` says (None: as
+        usual; see ``sandbox.draws``): the opening, the draws, and whether the plan's change was made."""
+        from spadework.sandbox.draws import drawing
+
+        with drawing(seed, plan) as log:
+            opening = self.reset(seed)
+        return {"opening": opening, "draws": log.draws, "applied": log.applied}
+
     def _with_tools(self, result: Any) -> tuple[Any, dict]:
         """A ToolEnv subclass that writes its own reset() gets its tools read and its goal replayed
         after that reset (the world is complete only then), and the tools in its info."""

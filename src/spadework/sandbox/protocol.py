@@ -27,6 +27,7 @@ class Op(StrEnum):
     SOLUTION = "solution"
     HINT = "hint"
     MAX_TURNS = "max_turns"
+    REDRAW = "redraw"
     DEFINE = "define"
     CALL = "call"
     TEST = "test"

@@ -124,7 +124,8 @@ class Worker:
             view = view[self.write(self.wfd, view):]
 
     def handle(self, request: dict):
-        """What the request asks for: load, reset, step, solution, hint, turns, or a program's part."""
+        """What the request asks for: load, reset, redraw, step, solution, hint, turns, or a program's
+        part."""
         op, Op = self.op(request["op"]), self.op  # an unknown op is a ValueError
         if op in (Op.DEFINE, Op.CALL, Op.TEST):  # the two sides of a code verdict (``sandbox.program``)
             return getattr(self, op.value)(request)
@@ -136,6 +137,8 @@ class Worker:
             raise RuntimeError("no environment loaded")
         if op is Op.RESET:
             return self.env.reset(request["seed"])
+        if op is Op.REDRAW:
+            return self.env.redraw(request["seed"], request["plan"])
         if op is Op.STEP:
             return self.env.step(request["action"])
         if op in (Op.SOLUTION, Op.HINT):

@@ -21,8 +21,10 @@ from spadework.validate.context import Episode as Episode
 from spadework.validate.context import Trace as Trace
 from spadework.validate.context import ValidatorConfig as ValidatorConfig
 from spadework.validate.context import require
+from spadework.validate.context import told_apart as _told_apart
 from spadework.validate.leaks import leaks
 from spadework.validate.parse import ReplyCode
+from spadework.validate.redraw import check_key_from_text
 from spadework.validate.second_solver import check_second_solver
 from spadework.validate.tool_checks import check_hint_calls, check_tool_effort, check_unsolved, tools_problem
 from spadework.validate.tool_leaks import answer_actions
@@ -222,25 +224,6 @@ def check_determined(ctx: CheckContext) -> None:
             "agent's moves with what it needs to find out")
 
 
-def _told_apart(first: Trace, second: Trace) -> bool:
-    """Whether two plays of the same actions show different observations before either's outcome
-    (reward, end) differs: a difference in what the agent reads, not only in whether it won.
-
-    >>> lower, higher = ["lower", 0.0, False, False, {}], ["higher", 0.0, False, False, {}]
-    >>> _told_apart(Trace([lower], 0.0), Trace([higher], 0.0))
-    True
-    >>> wrong, right = ["Wrong.", 0.0, False, False, {}], ["Right.", 1.0, True, False, {}]
-    >>> _told_apart(Trace([wrong], 0.0), Trace([right], 1.0))
-    False
-    """
-    for a, b in zip(first.steps, second.steps, strict=False):
-        if a[1:4] != b[1:4]:
-            return False
-        if a[0] != b[0]:
-            return True
-    return False
-
-
 def check_no_hint_leak(ctx: CheckContext) -> None:
     """No hint gives away its episode's seed-specific answer, as it is or in a usual disguise:
     reversed, spaced out, in number words, as arithmetic, or as the solution's actions in order.
@@ -290,6 +273,7 @@ CHECKS: tuple[Check, ...] = (
     Check("solvable", check_solvable),
     Check("tool_effort", check_tool_effort),
     Check("determined", check_determined),
+    Check("key_from_text", check_key_from_text),
     Check("not_guessable", check_not_guessable),
     Check("no_hint_leak", check_no_hint_leak),
     Check("second_solver", check_second_solver),

@@ -157,6 +157,25 @@ class CheckContext:
         return Trace(steps, episode_score(s[1] for s in steps), info)
 
 
+def told_apart(first: Trace, second: Trace) -> bool:
+    """Whether two plays of the same actions show different observations before either's outcome
+    (reward, end) differs: a difference in what the agent reads, not only in whether it won.
+
+    >>> lower, higher = ["lower", 0.0, False, False, {}], ["higher", 0.0, False, False, {}]
+    >>> told_apart(Trace([lower], 0.0), Trace([higher], 0.0))
+    True
+    >>> wrong, right = ["Wrong.", 0.0, False, False, {}], ["Right.", 1.0, True, False, {}]
+    >>> told_apart(Trace([wrong], 0.0), Trace([right], 1.0))
+    False
+    """
+    for a, b in zip(first.steps, second.steps, strict=False):
+        if a[1:4] != b[1:4]:
+            return False
+        if a[0] != b[0]:
+            return True
+    return False
+
+
 def require(problem: str | None, where: str) -> None:
     """Fail the check with ``where: problem`` when there is a problem."""
     if problem is not None:
