@@ -25,6 +25,10 @@ from spadework.rewards import (
 )
 from spadework.rollout import Arm, Arms, EndReason, Episode
 from spadework.rollout.calls import call_metrics
+from spadework.validate.checks import CHECKS
+
+CHECK_NAMES = (*(check.name for check in CHECKS), "novel")
+"""Every check that can refuse a design attempt in a run, in order."""
 
 _DESIGN_ID = re.compile(r"i(\d+)-d(\d+)")
 
@@ -227,9 +231,34 @@ def iteration_metrics(
     if designer_flat is not None:
         metrics.update({"reward/designer_mean": mean([o.reward for o in outcomes]),
                         "adv/designer_zero_variance_groups": float(len(designer_flat))})
+    if designs:
+        metrics.update(refusal_metrics(designs))
     left_out = (HINTED_METRICS if Arm.HINT not in arms.played else frozenset()) | \
         (frozenset(n for n in metrics if n.startswith("design/")) if not designs else frozenset())
     return {name: value for name, value in metrics.items() if name not in left_out}
+
+
+REFUSED = "validate/refused/"
+"""Stable metric prefix: design attempts each check refused in the iteration (``refusal_metrics``)."""
+
+
+def refusal_metrics(designs: Sequence[Design], checks: Sequence[str] = CHECK_NAMES) -> dict[str, float]:
+    """``validate/refused/<check>``: the iteration's design attempts each check refused (every check
+    of the validator and the loop's ``novel``, 0 when it refused none).
+
+    >>> from types import SimpleNamespace as N
+    >>> refused = N(verdict=N(failure=N(name="key_from_text")))
+    >>> design = N(attempts=[refused, refused, N(verdict=N(failure=None))])
+    >>> refusal_metrics([design], ("key_from_text", "novel"))
+    {'validate/refused/key_from_text': 2.0, 'validate/refused/novel': 0.0}
+    """
+    counts = dict.fromkeys(checks, 0.0)
+    for design in designs:
+        for attempt in design.attempts:
+            if attempt.verdict.failure is not None:
+                name = attempt.verdict.failure.name
+                counts[name] = counts.get(name, 0.0) + 1.0
+    return {REFUSED + name: count for name, count in counts.items()}
 
 
 HINTED_METRICS = frozenset({"rollout/solve_rate_hint", "reward/regret_mean", "reward/regret_ci_width",

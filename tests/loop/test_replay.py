@@ -285,3 +285,19 @@ def test_every_step_of_an_iteration_shows_its_phase_in_order(replayed):
     assert steps == ["designing", "playing N episodes", "auditing N episodes", "scoring N episodes",
                      "learner update", "measuring diversity", "checkpoint and adapter sync", "committing"]
     assert [p for p in replayed.phases if p.startswith("iteration 1: ")][0] == "iteration 1: designing"
+
+
+def test_every_iteration_counts_its_refusals_by_check(replayed):
+    from spadework.outcomes import CHECK_NAMES, REFUSED
+
+    with Archive.open(replayed.run_dir) as archive:
+        records = [r for r in archive.records() if r.design is not None]
+    for row in metrics_lines(replayed.run_dir):
+        refused = {k.removeprefix(REFUSED): v for k, v in row.items() if k.startswith(REFUSED)}
+        if "design/count" not in row:
+            assert not refused  # nothing designed: nothing to count
+            continue
+        assert set(refused) == set(CHECK_NAMES)
+        failed = [r.verdict.failure.name for r in records
+                  if r.design.iteration == row["iteration"] and r.verdict.failure is not None]
+        assert refused == {name: float(failed.count(name)) for name in CHECK_NAMES}

@@ -12,6 +12,7 @@ from spadework.report.svg import Series, svg_line_chart
 
 NOT_RECORDED = "not recorded in this run"
 EVAL_PREFIX = "eval/"
+REFUSED_PREFIX = "validate/refused/"
 _EVAL_PER_CHART = 6
 
 
@@ -134,12 +135,30 @@ def eval_charts(metrics: Sequence[dict[str, Any]]) -> list[str]:
     return figures
 
 
+def refusal_chart(metrics: Sequence[dict[str, Any]]) -> str:
+    """Design attempts refused per check per iteration (``validate/refused/<check>``), the checks
+    that refused any; a placeholder when none did or the run predates the metrics.
+
+    >>> "key_from_text" in refusal_chart([{"iteration": 0, "validate/refused/key_from_text": 2.0,
+    ...                                    "validate/refused/static": 0.0}])
+    True
+    """
+    names = sorted({k for row in metrics for k, v in row.items()
+                    if k.startswith(REFUSED_PREFIX) and number(v)})
+    title = "Refusals by check"
+    if not names:
+        return not_recorded(title, [REFUSED_PREFIX + "..."])
+    lines = tuple(Line(name.removeprefix(REFUSED_PREFIX), (name,)) for name in names)
+    return chart(ChartSpec(title, "design attempts refused", lines, y_range=None), metrics)
+
+
 def curves_section(metrics: Sequence[dict[str, Any]]) -> Section:
-    """The ``curves`` section: one chart per entry of ``CURVES``, then the in-loop eval curves."""
+    """The ``curves`` section: one chart per entry of ``CURVES``, the refusals by check, then the
+    in-loop eval curves."""
     if not metrics:
         return Section("curves", "Training curves",
                        '<p class="empty">no iteration committed yet: metrics.jsonl is empty</p>')
-    figures = [chart(spec, metrics) for spec in CURVES]
+    figures = [chart(spec, metrics) for spec in CURVES] + [refusal_chart(metrics)]
     evals = eval_charts(metrics)
     figures += evals or [not_recorded("In-loop held-out evaluation", ["eval/..."])]
     note = f'<p class="note">{len(metrics)} iterations; hover a point for its value.</p>'
