@@ -6,7 +6,8 @@ A puzzle like "Find the record whose code is record1. Change its value to 76." (
 solved by copying its one number; when a no-hint play loses it, it lost on the reply's form, and the
 regret such a puzzle earns is format noise. The check measured here flags an answer-form
 environment when, on every seed it was played on, its key is the only number in the opening text
-(so a choice among shown numbers, "the largest of 3, 7 and 5", is not flagged). It reads the
+(so a choice among shown numbers, "the largest of 3, 7 and 5", is not flagged), or the only phrase
+it quotes: the validator's ``stated_answer`` check and the play audit's (``validate.answers``). It reads the
 episodes a run kept (each play's opening text and key) and the archive (which design a played
 environment is, and what it was paid); it prints each flagged environment and how much of the
 run's designer pay went to them.
@@ -17,31 +18,13 @@ from __future__ import annotations
 import argparse
 import json
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from spadework.archive import Archive
+from spadework.validate.answers import states_its_answer
 
-NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w]|\.\d)")
 REPLAY = re.compile(r"i\d+-r(\d+)$")
-
-
-def states_its_answer(observation: str, solution: Iterable[str]) -> bool:
-    """Whether the key is one number and the only number the text shows.
-
-    >>> states_its_answer("Find the record whose code is record1. Change its value to 76.", ["76"])
-    True
-    >>> states_its_answer("Two numbers are chosen: 8 and 15. What is their sum?", ["23"])
-    False
-    >>> states_its_answer("Which is the largest: 3, 7 or 5?", ["7"])
-    False
-    >>> states_its_answer("Name the capital of France.", ["Paris"])
-    False
-    """
-    key = list(solution)
-    return len(key) == 1 and NUMBER.fullmatch(key[0].strip()) is not None \
-        and NUMBER.findall(observation) == [key[0].strip()]
 
 
 @dataclass(frozen=True)

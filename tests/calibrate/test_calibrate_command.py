@@ -42,12 +42,12 @@ class {name}Env(AnswerEnv):
         return "{hint}"
 '''
 USER_ENVS = {
-    "easy_echo.py": ("Echo", "self.number", "Echo the number {self.number}.", "Copy it as it is."),
+    "easy_echo.py": ("Echo", "self.number + 1", "Echo the number {self.number}, plus one.", "Add one to it."),
     "frontier_tag.py": ("Tag", "3 * self.number + 1", "What is the tag of {self.number}?",
                         "The tag is three times the number, plus one."),
     "impossible_seal.py": ("Seal", "self.number * 7919 % 10007 + 20000", "What is the seal of {self.number}?",
                            "Seals are keyed; no rule gives them."),
-    "mine.py": ("Mine", "self.number", "Echo the number {self.number} once more.", "Copy it."),
+    "mine.py": ("Mine", "self.number + 1", "Echo the number {self.number} plus one, once more.", "Add one."),
     "leaking_tag.py": ("Leak", "3 * self.number + 1", "What is the secret tag of {self.number}?",
                        "It is {self.answer}."),
 }
@@ -64,8 +64,8 @@ def write_user_envs(folder: Path) -> Path:
 
 
 class TagSolver:
-    """FAKE agent: echoes what it is asked to echo; knows the tag rule only from the hint; never
-    knows a seal (answers 0)."""
+    """FAKE agent: echoes what it is asked to echo, plus one; knows the tag rule only from the hint;
+    never knows a seal (answers 0)."""
 
     name = "tag-solver"
 
@@ -73,7 +73,7 @@ class TagSolver:
         view = agent_view(conversation)
         number = int(re.search(r"\d+", view.first).group(0))
         if view.first.startswith("Echo"):
-            return f"\\boxed{{{number}}}"
+            return f"\\boxed{{{number + 1}}}"
         if "tag" in view.first and view.hint and "three times" in view.hint:
             return f"\\boxed{{{3 * number + 1}}}"
         return f"\\boxed{{{number if 'tag' in view.first else 0}}}"

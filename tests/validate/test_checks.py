@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from spadework.envs.contract import is_answer_puzzle
 from spadework.errors import CheckFailed, CheckOff, UsageError
 from spadework.sandbox import InProcessSandbox
 from spadework.validate import (
@@ -46,7 +47,9 @@ SOLVE_IT = "make solution() return actions that solve the episode, with rewards 
 SOLVE_WITH_CALLS = "make solution() return calls that succeed and reach the goal"
 NEED_THE_CALLS = "make the goal need the calls of solution()"
 SHOW_IT = "show it in the text, or leave it out of the answer"
-OFF_BY_FORM = {("tool_effort", Outcome.OFF), ("key_from_text", Outcome.OFF)}
+OFF_BY_FORM = {("tool_effort", Outcome.OFF), ("key_from_text", Outcome.OFF), ("stated_answer", Outcome.OFF),
+               ("answer_form", Outcome.OFF)}
+NOT_AN_ANSWER = "not an answer puzzle: the key is not one answer to a text"
 
 EXPECTED: dict[str, tuple[str, str]] = {
     "parse_no_block.md": (
@@ -60,6 +63,12 @@ EXPECTED: dict[str, tuple[str, str]] = {
         "second_solver", "seed 0: solve(observation), reading the text alone, answers '8187' but the "
         "episode's answer is '6435': the answer does not follow from the text; compute self.answer from "
         "exactly what the puzzle says"),
+    "stated_answer_quoted.py": (
+        "stated_answer", "the text states its own answer on every seed (seed 0: 'olive' is the only phrase "
+        "it quotes); make the player compute or choose the answer"),
+    "answer_form_whole.py": (
+        "answer_form", "seed 0: the text asks for a whole number, but the answer is '120.5'; round the "
+        "answer as the text asks (round() in new_episode), or ask for the decimals it has"),
     "key_from_text_unrounded.py": (
         "key_from_text", "seed 0: the answer reads a value the text never shows: the value drawn at line 15 "
         "(`self.first = self.rng.randint(1000, 9999) / 1000`), changed from 7311 to 7312 leaves the text as "
@@ -224,7 +233,8 @@ ON_THE_REAL_SANDBOX = [
     "solvable_too_long.py", "determined_secret_code.py", "determined_silent_lock.py",
     "not_guessable_yes_wins.py", "not_guessable_answer_yes.py",
     "no_hint_leak_moves.py", "no_hint_leak_number_words.py", "second_solver_wrong_method.py",
-    "key_from_text_unrounded.py", "key_from_text_game_door.py", *TOOL_WORLDS,
+    "key_from_text_unrounded.py", "key_from_text_game_door.py", "stated_answer_quoted.py",
+    "answer_form_whole.py", *TOOL_WORLDS,
 ]
 """A representative handful, at least one per check, run through the real sandbox too."""
 
@@ -309,6 +319,8 @@ def test_good_fixture_is_valid(path, any_sandbox):
     else:
         expected["key_from_text"] = (Outcome.OFF, "a tool world's values are read through its tools "
                                                   "(tool_effort and the tool checks hold it)")
+    if not is_answer_puzzle(path.read_text()):
+        expected["stated_answer"] = expected["answer_form"] = (Outcome.OFF, NOT_AN_ANSWER)
     assert [(c.name, c.outcome, c.message) for c in verdict.checks] == \
         [(name, *expected[name]) for name in CHECK_NAMES]
     assert verdict.reason == "valid" and verdict.failure is None
@@ -370,7 +382,8 @@ def test_validator_closes_the_environment_whatever_happens():
 
 def test_checks_run_in_the_documented_order():
     assert CHECK_NAMES == ["parse", "static", "load", "contract", "determinism", "solvable",
-                           "tool_effort", "determined", "key_from_text", "not_guessable", "no_hint_leak",
+                           "tool_effort", "determined", "key_from_text", "stated_answer", "answer_form",
+                           "not_guessable", "no_hint_leak",
                            "second_solver"]
 
 

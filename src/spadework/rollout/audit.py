@@ -15,8 +15,10 @@ so the play path checks each played episode itself (``RolloutConfig.audit``):
    drawn value changed at a time, an episode whose text stays the same must keep its key
    (``validate.redraw``; not for tool worlds).
 3. Over one environment's episodes (``void_reason``): the two arms of a seed must have opened
-   alike, and no shown hint may give away its own episode's answer, by the validator's disguise
-   detectors, against the other played seeds' answers and the seeds reset in between.
+   alike; an answer puzzle's text must not rule out its key's form nor state its own answer on
+   every played seed (``validate.answers``); and no shown hint may give away its own episode's
+   answer, by the validator's disguise detectors, against the other played seeds' answers and the
+   seeds reset in between.
 
 Any failure voids the environment's regret with the reason (``outcomes.outcome_of``).
 """
@@ -30,6 +32,7 @@ from typing import Any
 from spadework.envs.contract import MAX_HINT_CHARS, MAX_OBSERVATION_CHARS, episode_score, is_solved
 from spadework.errors import CheckFailed, EnvContractError, EnvError
 from spadework.rollout.reading import read_reset, read_step, text
+from spadework.validate.answers import STATED, form_problem, states_its_answer
 from spadework.validate.checks import Episode as SeedOpening
 from spadework.validate.checks import find_hint_leaks
 from spadework.validate.redraw import redraw_seed, refusal
@@ -139,6 +142,21 @@ def _hint_solves(env: Any, seed: int, hint: str) -> bool:
         return False
 
 
+def answer_problem(seeds: Sequence[SeedOpening], tool_world: bool) -> str | None:
+    """What the played openings say against their keys: a key in a form its text rules out, or a
+    text that states its own answer on every played seed (``validate.answers``); None for a tool world.
+    """
+    if tool_world or not seeds:
+        return None
+    for seed in seeds:
+        problem = form_problem(seed.observation, seed.solution)
+        if problem is not None:
+            return f"seed {seed.seed}: {problem}"
+    if all(states_its_answer(s.observation, s.solution) for s in seeds):
+        return f"{STATED} on every played seed (seed {seeds[0].seed}: {seeds[0].solution[0]!r})"
+    return None
+
+
 def void_reason(episodes: Sequence[Any]) -> str | None:
     """Why one environment's episodes cannot pay regret, or None when every check held up.
 
@@ -159,6 +177,9 @@ def void_reason(episodes: Sequence[Any]) -> str | None:
                     "the environment told them apart or does not depend on its seed only")
     seeds = [SeedOpening(seed, observation, list(solution), hint)
              for seed, ((observation, solution, hint),) in sorted(by_seed.items())]
+    problem = answer_problem(seeds, tool_world=any(e.tools for e in checked))
+    if problem is not None:
+        return problem
     contrasts = [e.check.contrast for e in checked if e.check.contrast]
     try:
         find_hint_leaks(seeds, tool_world=any(e.tools for e in checked), contrasts=contrasts)

@@ -15,6 +15,7 @@ from typing import Any
 from spadework.envs.contract import is_answer_puzzle, is_solved
 from spadework.errors import CheckFailed, EnvError
 from spadework.validate import contract, static
+from spadework.validate.answers import check_answer_form, check_stated_answer
 from spadework.validate.context import TRIVIAL_ACTIONS as TRIVIAL_ACTIONS
 from spadework.validate.context import CheckContext as CheckContext
 from spadework.validate.context import Episode as Episode
@@ -274,6 +275,8 @@ CHECKS: tuple[Check, ...] = (
     Check("tool_effort", check_tool_effort),
     Check("determined", check_determined),
     Check("key_from_text", check_key_from_text),
+    Check("stated_answer", check_stated_answer),
+    Check("answer_form", check_answer_form),
     Check("not_guessable", check_not_guessable),
     Check("no_hint_leak", check_no_hint_leak),
     Check("second_solver", check_second_solver),

@@ -38,6 +38,9 @@ REDRAWS_PER_SEED = 40
 UNRESOLVED_SHARE = 0.25
 """As in ``determined``: the share of a game's alike re-draws the probes may fail to tell apart."""
 
+MAX_PLACES = 8
+"""The most places of a shuffled, sampled or chosen list changed one at a time."""
+
 FLOAT_STEPS = (1e-7, 1e-4, 3e-3, 0.3)
 """Changes of a drawn float, as shares of its range: below any rounding a text shows, about at
 two or three decimals, and large."""
@@ -58,9 +61,11 @@ def alternatives(draw: dict[str, Any]) -> list[Any]:
     >>> alternatives({"method": "uniform", "args": [0.0, 10.0], "value": 9.9})[:2]
     [9.900001, 9.901]
     >>> alternatives({"method": "shuffle", "args": [3], "value": [2, 0, 1]})
-    [[0, 2, 1], [1, 0, 2], [0, 1, 2]]
+    [[0, 2, 1], [2, 1, 0], [1, 0, 2]]
     >>> alternatives({"method": "sample", "args": [4, 2], "value": [3, 1]})
-    [[0, 1], [1, 3]]
+    [[2, 1], [3, 0], [1, 3]]
+    >>> alternatives({"method": "choices", "args": [5, 3], "value": [4, 0, 0]})
+    [[0, 0, 0], [4, 1, 0], [4, 0, 1]]
     >>> alternatives({"method": "randint", "args": [5, 5, 1], "value": 5})
     []
     """
@@ -77,17 +82,37 @@ def alternatives(draw: dict[str, Any]) -> list[Any]:
     elif method == "choice" and type(value) is int:
         found = [(value + 1) % args[0], (value - 1) % args[0]]
     elif method == "choices" and isinstance(value, list) and value:
-        found = [[(value[0] + 1) % args[0], *value[1:]]]
+        found = [_with(value, i, (value[i] + 1) % args[0]) for i in range(min(len(value), MAX_PLACES))]
     elif method == "shuffle" and isinstance(value, list) and len(value) > 1:
-        found = [[value[1], value[0], *value[2:]], value[::-1], sorted(value)]
+        found = [_swapped(value, i) for i in range(min(len(value) - 1, MAX_PLACES))] + [value[::-1]]
     elif method == "sample" and isinstance(value, list) and value:
         unused = [i for i in range(args[0]) if i not in value]
-        found = ([[unused[0], *value[1:]]] if unused else []) + ([value[::-1]] if len(value) > 1 else [])
+        found = [_with(value, i, min(unused, key=lambda u: abs(u - value[i])))
+                 for i in range(min(len(value), MAX_PLACES))] if unused else []
+        found += [value[::-1]] if len(value) > 1 else []
     unique: list[Any] = []
     for candidate in found:
         if candidate != value and candidate not in unique:
             unique.append(candidate)
     return unique
+
+
+def _with(items: list[Any], place: int, value: Any) -> list[Any]:
+    """``items`` with ``value`` at ``place``.
+
+    >>> _with([1, 2, 3], 1, 9)
+    [1, 9, 3]
+    """
+    return [*items[:place], value, *items[place + 1:]]
+
+
+def _swapped(items: list[Any], place: int) -> list[Any]:
+    """``items`` with the items at ``place`` and the next swapped.
+
+    >>> _swapped([1, 2, 3], 1)
+    [1, 3, 2]
+    """
+    return [*items[:place], items[place + 1], items[place], *items[place + 2:]]
 
 
 def _floats(method: str, args: list[Any], value: float) -> list[float]:
