@@ -21,7 +21,7 @@ from spadework.policy.base import Completion, Conversation, Sampling
 from spadework.policy.scripted import agent_view
 
 ENV_KEYS = {"name", "path", "kind", "expected", "screening", "valid", "reason", "failed_check", "scores",
-            "env_errors", "chance", "calls"}
+            "env_errors", "chance", "calls", "voided"}
 PLAYED_KEYS = ENV_KEYS | {"solve_rate_nohint", "solve_rate_hint", "regret", "regret_low", "regret_high",
                           "estimate", "designer_score"}
 SEEDS = (10_000, 10_001, 10_002, 10_003)

@@ -140,3 +140,22 @@ def test_a_broken_step_during_the_replay_voids_the_design_and_the_plays_go_on(sa
     assert len(episodes) == 4
     reason = void_reason(episodes)
     assert reason is not None and "replaying it after the episode failed" in reason
+
+
+@pytest.mark.parametrize("name", ["switch_on_large_seed", "hint_is_a_key"])
+def test_calibrate_reads_the_audit_as_the_loop_does(name, sandbox, tmp_path):
+    """Fair on the validation seeds, paying itself on the played ones: calibrate reports no regret
+    for it (the loop would pay none), says why, and leaves it out of the ranking."""
+    from spadework.calibrate import CalibrationFile, Kind
+    from spadework.calibrate.runner import calibrate
+
+    file = CalibrationFile(tmp_path / f"frontier_{name}.py", Kind.FRONTIER, source(name))
+    result = calibrate([file], HintReader(), sandbox, RolloutConfig(max_turns_cap=2, audit=True),
+                       (10_000, 10_001, 10_002)).results[0]
+    assert result.screening.played and result.scores is not None
+    if name == "switch_on_large_seed":  # the regret it would have been reported with: 1.00
+        assert result.scores.estimate().regret == 1.0
+    assert result.voided is not None and not result.ranked and result.score() is None
+    shown = result.to_json()
+    assert (shown["regret"], shown["regret_high"], shown["designer_score"]) == (0.0, 0.0, None)
+    assert shown["voided"] == result.voided

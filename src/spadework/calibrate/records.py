@@ -104,6 +104,8 @@ class EnvResult:
         scores: the paired plays, when played.
         env_errors: episodes in which the environment failed while played (scored 0).
         chance: the share of episodes a blind guess wins (``Verdict.chance``; 0 when not valid).
+        voided: why its played episodes failed their audit (``rollout.audit.void_reason``): the loop
+            would pay it no regret, so neither does the calibration (None: they held up).
         calls: in a tool world, the share of replies with a call and with a valid one, over both arms
             and per arm (``rollout.calls.call_metrics``, without the ``rollout/`` prefix); else empty.
     """
@@ -117,6 +119,7 @@ class EnvResult:
     env_errors: int = 0
     chance: float = 0.0
     calls: Mapping[str, float] = field(default_factory=dict)
+    voided: str | None = None
 
     @property
     def name(self) -> str:
@@ -125,12 +128,14 @@ class EnvResult:
 
     @property
     def ranked(self) -> bool:
-        """Whether it counts in the rank correlation: played, of a kind with an expected score."""
-        return self.scores is not None and self.kind.expected is not None
+        """Whether it counts in the rank correlation: played, its plays not voided by the audit, of a
+        kind with an expected score."""
+        return self.scores is not None and self.voided is None and self.kind.expected is not None
 
     def score(self, blend: BlendSettings = REFERENCE_BLEND) -> DesignerScore | None:
-        """Every designer-reward component of its plays as one step; None when not played."""
-        if self.scores is None:
+        """Every designer-reward component of its plays as one step; None when not played, or when
+        the audit voided its plays (the loop pays such a design no regret)."""
+        if self.scores is None or self.voided is not None:
             return None
         return designer_score(self.scores.estimate(), [self.scores.nohint], blend, self.chance)
 
@@ -141,8 +146,12 @@ class EnvResult:
                                 "valid": self.screening.played, "reason": self.reason,
                                 "failed_check": self.failed_check, "scores": None,
                                 "env_errors": self.env_errors, "chance": self.chance,
-                                "calls": dict(self.calls)}
-        if self.scores is not None:
+                                "calls": dict(self.calls), "voided": self.voided}
+        if self.scores is not None and self.voided is not None:
+            data.update(scores=self.scores.to_json(), solve_rate_nohint=self.scores.solve_rate(hinted=False),
+                        solve_rate_hint=self.scores.solve_rate(hinted=True), regret=0.0, regret_low=0.0,
+                        regret_high=0.0, estimate=None, designer_score=None)
+        elif self.scores is not None:
             estimate = self.scores.estimate()
             data.update(scores=self.scores.to_json(), solve_rate_nohint=self.scores.solve_rate(hinted=False),
                         solve_rate_hint=self.scores.solve_rate(hinted=True), regret=estimate.regret,
@@ -193,7 +202,8 @@ class Calibration:
             env["failed_check"],
             None if env["scores"] is None else PairedScores(tuple(env["scores"]["hint"]),
                                                              tuple(env["scores"]["nohint"])),
-            int(env.get("env_errors", 0)), float(env.get("chance", 0.0)), dict(env.get("calls", {})))
+            int(env.get("env_errors", 0)), float(env.get("chance", 0.0)), dict(env.get("calls", {})),
+            env.get("voided"))
             for env in report["environments"])
         return cls(results, tuple(report["seeds"]), report["isolation"], blend,
                    dict(report.get("summary", {}).get("calls", {})))

@@ -6,6 +6,7 @@
      "isolation": "namespaces" | "rlimits" | "none", "rollout": {RolloutConfig},
      "environments": [{"name", "path", "kind", "expected", "screening", "valid", "reason",
                        "failed_check", "scores": {"nohint": [...], "hint": [...]} | null, "env_errors",
+                       "chance", "calls", "voided": REASON | null,
                        # only when played:
                        "solve_rate_nohint", "solve_rate_hint", "regret", "regret_low", "regret_high",
                        "estimate": {"plays", "mean_diff", "low", "high", "confidence"},
@@ -21,7 +22,9 @@
 ``unranked``); ``expected`` its score in the expected order (1, 0, 0, null, null); ``screening`` the
 verdict read against the kind (``valid``, ``rejected``, ``leak caught``, ``LEAK MISSED``); ``scores``
 per seed in seed order; ``env_errors`` the episodes whose environment failed while played (scored
-0); ``regret_low``/``regret_high`` the regret's 95% interval (clipped at 0); ``designer_score`` every
+0); ``voided`` why the play audit voided its plays, as the loop voids them (then ``regret`` and its
+interval are 0, ``estimate`` and ``designer_score`` null, and it is not ranked);
+``regret_low``/``regret_high`` the regret's 95% interval (clipped at 0); ``designer_score`` every
 component of what the environment would earn its designer (``spadework.rewards.designer``), its plays
 read as one step; ``rewards`` Spearman's rho, with its 95% interval, of each designer reward a
 calibration can rank (regret, regret_lcb, plateau, blend) against the expected order.
@@ -68,11 +71,14 @@ def report_json(calibration: Calibration, policy: tuple[str, str], rollout: Roll
 
 
 def _regret_cells(result: EnvResult) -> list[str | Text]:
+    """Solve rates per arm, then the regret and its interval (a voided design: 0, and why)."""
     if result.scores is None:
         return ["–"] * 4
-    estimate = result.scores.estimate()
-    return [f"{result.scores.solve_rate(hinted=False):.2f}", f"{result.scores.solve_rate(hinted=True):.2f}",
-            f"{estimate.regret:.2f}", Text(f"[{estimate.regret_low:.2f}, {estimate.regret_high:.2f}]")]
+    rates: list[str | Text] = [f"{result.scores.solve_rate(hinted=hinted):.2f}" for hinted in (False, True)]
+    if result.voided is not None:
+        return [*rates, Text("0 (void)", style="red"), Text(result.voided[:60])]
+    low, high = result.scores.estimate().regret_low, result.scores.estimate().regret_high
+    return [*rates, f"{result.scores.estimate().regret:.2f}", Text(f"[{low:.2f}, {high:.2f}]")]
 
 
 def regret_table(calibration: Calibration) -> Table:

@@ -19,6 +19,7 @@ from spadework.errors import UsageError
 from spadework.policy.base import Policy
 from spadework.rewards import REFERENCE_BLEND, BlendSettings
 from spadework.rollout import Arm, EndReason, Episode, PlayJob, RolloutConfig, run_plays
+from spadework.rollout.audit import void_reason
 from spadework.rollout.calls import call_metrics
 from spadework.sandbox import SandboxProtocol
 from spadework.validate import Verdict, read_source, validate
@@ -114,13 +115,14 @@ def screen(file: CalibrationFile, sandbox: SandboxProtocol) -> EnvResult:
 
 
 def _played(result: EnvResult, episodes: Sequence[Episode], env_id: str, seeds: Sequence[int]) -> EnvResult:
-    """``result`` with the scores of its episodes (``env_id``) in seed order, and their errors."""
+    """``result`` with the scores of its episodes (``env_id``) in seed order, their errors, and the
+    audit's verdict on them (``void_reason``, as the loop reads it)."""
     mine = [e for e in episodes if e.env_id == env_id]
     score = {(e.seed, e.arm): e.score for e in mine}
     scores = PairedScores(tuple(score[(s, Arm.HINT)] for s in seeds),
                           tuple(score[(s, Arm.NOHINT)] for s in seeds))
     return replace(result, scores=scores, env_errors=sum(1 for e in mine if e.end is EndReason.ENV_ERROR),
-                   calls=call_rates(mine))
+                   calls=call_rates(mine), voided=void_reason(mine))
 
 
 def calibrate(
