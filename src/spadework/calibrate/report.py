@@ -77,8 +77,9 @@ def _regret_cells(result: EnvResult) -> list[str | Text]:
     rates: list[str | Text] = [f"{result.scores.solve_rate(hinted=hinted):.2f}" for hinted in (False, True)]
     if result.voided is not None:
         return [*rates, Text("0 (void)", style="red"), Text(result.voided[:60])]
-    low, high = result.scores.estimate().regret_low, result.scores.estimate().regret_high
-    return [*rates, f"{result.scores.estimate().regret:.2f}", Text(f"[{low:.2f}, {high:.2f}]")]
+    estimate = result.scores.estimate()
+    interval = Text(f"[{estimate.regret_low:.2f}, {estimate.regret_high:.2f}]")
+    return [*rates, f"{estimate.regret:.2f}", interval]
 
 
 def regret_table(calibration: Calibration) -> Table:
