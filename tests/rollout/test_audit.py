@@ -159,3 +159,12 @@ def test_calibrate_reads_the_audit_as_the_loop_does(name, sandbox, tmp_path):
     shown = result.to_json()
     assert (shown["regret"], shown["regret_high"], shown["designer_score"]) == (0.0, 0.0, None)
     assert shown["voided"] == result.voided
+
+
+def test_a_replay_reads_the_audit_as_the_loop_does(sandbox):
+    """The replay path: an archived design replayed on fresh seeds is voided by the same audit."""
+    from spadework.replay.plan import replay_outcome
+
+    outcome = replay_outcome("i3-r7", played("switch_on_large_seed", sandbox), confidence=0.95)
+    assert outcome.voided is not None and "the answer reads a value the text never shows" in outcome.voided
+    assert (outcome.regret, outcome.reward, set(outcome.agent_advantages)) == (0.0, 0.0, {0.0})
