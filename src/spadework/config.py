@@ -115,6 +115,10 @@ class DesignerSection(Section):
     second_solver: bool = Field(False, description="an answer puzzle also writes solve(observation), which "
                                 "the validator runs without the class: a key that does not follow from the "
                                 "text fails (docs/results/coevolution.md, Wrong keys)")
+    max_chance: float | None = Field(None, ge=0.0, le=1.0, description="refuse a design whose blind "
+                                     "guesser wins more than this share of the compared seeds (the "
+                                     "reference's random-guess gate; unset: off; measured in "
+                                     "docs/results/admission-gate.md, where 0.75 refuses no fair design)")
     invalid_penalty: float = Field(0.0, ge=0.0, description="an invalid design's reward is minus this")
     partial_credit: bool = Field(False, description="scale an invalid design's penalty by the share of "
                                  "checks it failed (a learning signal before any design is valid)")

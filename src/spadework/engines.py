@@ -73,7 +73,8 @@ def validator_settings(config: RunConfig, iteration: int) -> ValidatorConfig:
     (True, 6, False)
     """
     return ValidatorConfig(seeds=validation_seeds(config.run.seed, iteration),
-                           turn_budget=config.agent.max_turns, second_solver=config.designer.second_solver)
+                           turn_budget=config.agent.max_turns, second_solver=config.designer.second_solver,
+                           max_chance=config.designer.max_chance)
 
 
 def sandbox_settings(config: RunConfig) -> SandboxConfig:

@@ -113,3 +113,24 @@ def test_a_fair_puzzle_at_the_frontier_is_still_paid_in_full():
     half = [1.0, 0.0] * 8
     score = designer_score(regret_estimate(half, half), [half], REFERENCE_BLEND, verdict.chance or 0.0)
     assert score.plateau == 1.0
+
+
+def test_the_random_guess_gate_refuses_above_its_limit_and_is_off_by_default():
+    from spadework.validate import ValidatorConfig
+
+    source = HIDDEN_DRAW.format(sides=("heads", "tails"))
+    off = validate(source, InProcessSandbox(), checks=WITHOUT_GATE)
+    assert off.valid and off.chance is not None and off.chance > 0.25
+    gated = validate(source, InProcessSandbox(), ValidatorConfig(max_chance=0.25), checks=WITHOUT_GATE)
+    assert gated.failure is not None and gated.failure.name == "not_guessable"
+    assert "more than designer.max_chance (25%)" in gated.reason
+    assert validate(FAIR, InProcessSandbox(), ValidatorConfig(max_chance=0.0)).valid  # chance 0
+
+
+
+def test_the_limit_is_a_config_field_the_run_validates_with():
+    from spadework.config import load_config
+    from spadework.engines import validator_settings
+
+    assert validator_settings(load_config(None), 0).max_chance is None
+    assert validator_settings(load_config(None, {"designer.max_chance": 0.75}), 0).max_chance == 0.75

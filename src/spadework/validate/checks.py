@@ -165,6 +165,11 @@ def check_not_guessable(ctx: CheckContext) -> None:
                           f"{', '.join(map(str, others))} too: the same actions win every episode; "
                           "make the answer depend on what each episode shows")
     ctx.chance = blind_share(ctx)
+    limit = ctx.config.max_chance
+    if limit is not None and ctx.chance > limit:
+        raise CheckFailed(f"a blind guess (one seed's solution played on the others) wins {ctx.chance:.0%} "
+                          f"of the compared seeds, more than designer.max_chance ({limit:.0%}); make the "
+                          "answer depend on what each episode shows")
 
 
 def blind_share(ctx: CheckContext) -> float:

@@ -43,6 +43,8 @@ class ValidatorConfig:
         second_solver: an answer puzzle must define a top-level ``solve(observation)`` whose answer,
             run apart from the class, wins each of 16 seeds: its key follows from its text (set by
             ``designer.second_solver``; the check is ``validate.second_solver``).
+        max_chance: ``not_guessable`` refuses a design whose blind guesser (``Verdict.chance``) wins
+            more than this share of the compared seeds (``designer.max_chance``); None: off.
     """
 
     seeds: tuple[int, ...] = (0, 1, 2)
@@ -50,6 +52,7 @@ class ValidatorConfig:
     compared: int = 8
     turn_budget: int | None = None
     second_solver: bool = False
+    max_chance: float | None = None
 
     def __post_init__(self) -> None:
         if len(set(self.seeds)) < 2:
