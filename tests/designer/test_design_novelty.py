@@ -158,8 +158,9 @@ def test_a_copy_padded_with_imports_and_comments_is_still_a_twin():
     from spadework.designer.prompts import default_example
 
     example = default_example()
-    padded = ("import random\nimport math\nimport re\nfrom collections import deque\n"
-              "from itertools import accumulate\n\n" + example.replace("self.rng.randint", "random.randint"))
+    padded = ("import random\nimport math\nimport re\nimport string\nfrom collections import deque\n"
+              "from itertools import accumulate\nfrom functools import reduce\n\n"
+              + example.replace("self.rng.randint", "random.randint"))
     index = NoveltyIndex()
     index.add("example:prompt", example, "CodeLockEnv")
     assert similarity(signature(padded), signature(example)) < index.threshold  # Jaccard alone misses it

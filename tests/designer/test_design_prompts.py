@@ -194,7 +194,7 @@ def test_templates_are_package_files():
 
 
 @pytest.mark.parametrize(("form", "imported", "declared"), [
-    (DesignForm.ANSWER, "AnswerEnv", "DoughRatioEnv(AnswerEnv)"),
+    (DesignForm.ANSWER, "AnswerEnv, WholeNumber", "DoughRatioEnv(AnswerEnv)"),
     (DesignForm.GAME, "TextEnv", "CodeLockEnv(TextEnv)"),
     (DesignForm.TOOL, "ToolWorld, call", "ClinicBookingEnv(ToolWorld)"),
     (DesignForm.RECORDS, "DeclaredWorld", "ClinicBookingEnv(DeclaredWorld)"),

@@ -7,6 +7,7 @@ environment code imports it as ``from spadework.envs import TextEnv, AnswerEnv``
 
 from __future__ import annotations
 
+import decimal
 import math
 import random
 
@@ -43,7 +44,11 @@ class TextEnv:
         self.rng = random.Random(seed)
         self.turn = 0
         self.over = False
-        return self.new_episode(), {}
+        return self.opened(self.new_episode()), {}
+
+    def opened(self, observation: str) -> str:
+        """The first observation as the player reads it (``AnswerEnv`` adds its answer's form)."""
+        return observation
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict]:
         """Play one action: ``(observation, reward, terminated, truncated, info)``."""
@@ -89,8 +94,13 @@ class AnswerEnv(TextEnv):
       return the puzzle with the answer's format;
     - ``hint() -> str``: privileged help that does not give the answer away.
 
-    Optionally ``feedback(guess) -> str``, what a wrong answer (the player's text) is told,
-    for example "too high", and ``max_turns``, the tries allowed (3 by default). A
+    Optionally ``answer_kind``, the answer's form (``WholeNumber()``, ``Decimals(2)``,
+    ``OneOf([...])``, ``InOrder(WholeNumber())``; set on the class, or in ``new_episode`` when it
+    depends on the episode): the base class then says the form under the puzzle, scores by it (a
+    decimal compared at its stated places) and refuses a key the form cannot hold; without it
+    answers are compared by ``answers_match``. Optionally ``feedback(guess) -> str``, what a wrong
+    answer (the player's text) is told, for example "too high", and ``max_turns``, the tries
+    allowed (3 by default). A
     ``ValueError`` from ``feedback`` refuses the guess, as in ``TextEnv``; any other error in it
     gives the plain "Not right. Try again." instead. ``apply`` compares each
     answer with ``self.answer`` through ``answers_match`` (case, spacing, brackets, commas and
@@ -100,10 +110,25 @@ class AnswerEnv(TextEnv):
 
     max_turns: int = 3
     answer: object = None
+    answer_kind: AnswerKind | None = None
+
+    def opened(self, observation: str) -> str:
+        """The puzzle, with the answer's form under it when ``answer_kind`` says it; raises
+        ``ValueError`` when the key does not fit the form it declares."""
+        kind = self.answer_kind
+        if kind is None:
+            return observation
+        problem = kind.problem(self.correct_answer())
+        if problem is not None:
+            raise ValueError(f"answer_kind is {kind!r}, but {problem}; store an answer of that form")
+        return f"{observation}\n{kind.instruction()}"
 
     def apply(self, action: str) -> tuple[str, float, bool]:
         """Check a guess against the answer: solved when it matches, else ``feedback``'s text."""
-        if answers_match(action, self.correct_answer()):
+        kind = self.answer_kind
+        right = kind.matches(action, self.correct_answer()) if kind is not None else \
+            answers_match(action, self.correct_answer())
+        if right:
             return "Correct.", 1.0, True
         try:
             return str(self.feedback(action)), 0.0, False
@@ -117,14 +142,179 @@ class AnswerEnv(TextEnv):
         return NOT_RIGHT
 
     def solution(self) -> list[str]:
-        """The answer, as text, in one action."""
-        return [answer_text(self.correct_answer())]
+        """The answer, as text, in one action (in its declared form)."""
+        kind = self.answer_kind
+        return [kind.text(self.correct_answer()) if kind is not None else answer_text(self.correct_answer())]
 
     def correct_answer(self) -> object:
         """The episode's answer; raises ``RuntimeError`` when ``new_episode()`` set none."""
         if self.answer is None or self.answer == "" or self.answer == []:
             raise RuntimeError("new_episode() set no answer: store the puzzle's answer in self.answer")
         return self.answer
+
+
+class AnswerKind:
+    """The form of an ``AnswerEnv``'s answer: what the player is told, how a guess is scored, and
+    which keys it can hold. Subclasses: ``WholeNumber``, ``Decimals``, ``OneOf``, ``InOrder``."""
+
+    def instruction(self) -> str:
+        """What the player is told under the puzzle."""
+        raise NotImplementedError
+
+    def problem(self, answer: object) -> str | None:
+        """Why ``answer`` cannot be a key of this form, or None."""
+        raise NotImplementedError
+
+    def matches(self, guess: str, answer: object) -> bool:
+        """Whether the player's text is the answer, read in this form."""
+        raise NotImplementedError
+
+    def text(self, answer: object) -> str:
+        """The answer as the player sends it."""
+        return answer_text(answer)
+
+
+class WholeNumber(AnswerKind):
+    """A whole number.
+
+    >>> kind = WholeNumber()
+    >>> kind.matches(" 1,250. ", 1250), kind.matches("1250.4", 1250), kind.problem(2.5)
+    (True, False, 'the answer 2.5 is not a whole number')
+    """
+
+    def __repr__(self) -> str:
+        return "WholeNumber()"
+
+    def instruction(self) -> str:
+        """What the player is told under the puzzle."""
+        return "Answer with a whole number."
+
+    def problem(self, answer: object) -> str | None:
+        """Why the answer cannot be of this form, or None."""
+        number = _number(answer_text(answer)) if not isinstance(answer, bool) else None
+        if number is not None and number.is_integer():
+            return None
+        return f"the answer {answer!r} is not a whole number"
+
+    def matches(self, guess: str, answer: object) -> bool:
+        """Whether the player's text is the answer in this form."""
+        words = answer_words(guess.replace(",", ""))
+        number = _number(words[0]) if len(words) == 1 else None
+        return number is not None and number == _number(answer_text(answer))
+
+    def text(self, answer: object) -> str:
+        """The answer as the player sends it."""
+        return str(int(float(answer_text(answer))))
+
+
+class Decimals(AnswerKind):
+    """A number given to ``places`` decimal places, compared at those places.
+
+    >>> kind = Decimals(2)
+    >>> kind.text(3.14159), kind.matches("3.14", 3.14159), kind.matches("3.1416", 3.14159)
+    ('3.14', True, True)
+    >>> kind.matches("3.1", 3.14159), Decimals(1).matches("1.3", 1.25), Decimals(1).matches("1.2", 1.25)
+    (False, True, True)
+    """
+
+    def __init__(self, places: int):
+        if not isinstance(places, int) or isinstance(places, bool) or not 0 <= places <= 6:
+            raise ValueError(f"Decimals(places): places must be a whole number from 0 to 6, not {places!r}")
+        self.places = places
+
+    def __repr__(self) -> str:
+        return f"Decimals({self.places})"
+
+    def instruction(self) -> str:
+        """What the player is told under the puzzle."""
+        return f"Answer with a number rounded to {self.places} decimal places."
+
+    def problem(self, answer: object) -> str | None:
+        """Why the answer cannot be of this form, or None."""
+        return None if _number(answer_text(answer)) is not None else f"the answer {answer!r} is not a number"
+
+    def matches(self, guess: str, answer: object) -> bool:
+        """The guess, rounded to the places, is a rounding of the answer to them (either way at a tie)."""
+        words = answer_words(guess.replace(",", ""))
+        given = _number(words[0]) if len(words) == 1 else None
+        wanted = _number(answer_text(answer))
+        return given is not None and wanted is not None and \
+            abs(float(self.text(given)) - wanted) <= 0.5 * 10 ** -self.places + 1e-9
+
+    def text(self, answer: object) -> str:
+        """The answer rounded half up to the places (2.345 to two places is 2.35)."""
+        exact = decimal.Decimal(repr(float(answer_text(answer))))
+        return str(exact.quantize(decimal.Decimal(1).scaleb(-self.places), rounding=decimal.ROUND_HALF_UP))
+
+
+class OneOf(AnswerKind):
+    """One of the options, which the player is shown (case and punctuation around it do not matter).
+
+    >>> kind = OneOf(["north", "South"])
+    >>> kind.instruction(), kind.matches("south.", "South"), kind.problem("east")
+    ('Answer with one of: north, South.', True, "the answer 'east' is not one of the options")
+    """
+
+    def __init__(self, options: object):
+        if not isinstance(options, (list, tuple)) or len(options) < 2:
+            raise ValueError("OneOf(options): give a list of at least two options")
+        self.options = [answer_text(option) for option in options]
+
+    def __repr__(self) -> str:
+        return f"OneOf({self.options!r})"
+
+    def instruction(self) -> str:
+        """What the player is told under the puzzle."""
+        return f"Answer with one of: {', '.join(self.options)}."
+
+    def problem(self, answer: object) -> str | None:
+        """Why the answer cannot be of this form, or None."""
+        wanted = answer_words(answer)
+        return None if any(answer_words(o) == wanted for o in self.options) else \
+            f"the answer {answer!r} is not one of the options"
+
+    def matches(self, guess: str, answer: object) -> bool:
+        """Whether the player's text is the answer in this form."""
+        return answer_words(guess) == answer_words(answer)
+
+
+class InOrder(AnswerKind):
+    """A list, in order, each item of the ``item`` form, separated by spaces.
+
+    >>> kind = InOrder(WholeNumber())
+    >>> kind.matches("[3, 1, 2]", [3, 1, 2]), kind.matches("1 2 3", [3, 1, 2]), kind.problem(5)
+    (True, False, 'the answer 5 is not a list')
+    """
+
+    def __init__(self, item: AnswerKind):
+        if not isinstance(item, AnswerKind) or isinstance(item, InOrder):
+            raise ValueError("InOrder(item): give the items' form, such as WholeNumber() or Decimals(1)")
+        self.item = item
+
+    def __repr__(self) -> str:
+        return f"InOrder({self.item!r})"
+
+    def instruction(self) -> str:
+        """What the player is told under the puzzle."""
+        return (f"Answer with the items in order, separated by spaces; each: "
+                f"{self.item.instruction().removeprefix('Answer with ').rstrip('.')}.")
+
+    def problem(self, answer: object) -> str | None:
+        """Why the answer cannot be of this form, or None."""
+        if not isinstance(answer, (list, tuple)) or not answer:
+            return f"the answer {answer!r} is not a list"
+        return next((p for p in map(self.item.problem, answer) if p is not None), None)
+
+    def matches(self, guess: str, answer: object) -> bool:
+        """Whether the player's text is the answer in this form."""
+        given = answer_words(guess.replace(",", " "))
+        wanted = list(answer) if isinstance(answer, (list, tuple)) else []
+        return len(given) == len(wanted) and \
+            all(self.item.matches(g, w) for g, w in zip(given, wanted, strict=True))
+
+    def text(self, answer: object) -> str:
+        """The answer as the player sends it."""
+        return " ".join(self.item.text(item) for item in answer) if isinstance(answer, (list, tuple)) else ""
 
 
 ANSWER_PUNCTUATION = "()[]{}'\"`.!?:;"

@@ -83,6 +83,8 @@ COMMON_NAMES = {
     "Optional": "typing", "Set": "typing", "Tuple": "typing", "TextEnv": "spadework.envs",
     "AnswerEnv": "spadework.envs", "ToolEnv": "spadework.envs", "ToolWorld": "spadework.envs",
     "DeclaredWorld": "spadework.envs", "tool": "spadework.envs", "call": "spadework.envs",
+    "WholeNumber": "spadework.envs", "Decimals": "spadework.envs", "OneOf": "spadework.envs",
+    "InOrder": "spadework.envs",
 }
 """Names the loader supplies, from these modules, when the code uses them without importing them."""
 

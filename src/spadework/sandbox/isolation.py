@@ -26,7 +26,8 @@ RUNTIME_FILES = ("pysyntax.py", "envs/base.py", "envs/contract.py", "envs/declar
 
 RUNTIME_INITS = {
     "__init__.py": "",
-    "envs/__init__.py": ("from spadework.envs.base import AnswerEnv, TextEnv\n"
+    "envs/__init__.py": ("from spadework.envs.base import AnswerEnv, Decimals, InOrder, OneOf, TextEnv, "
+                         "WholeNumber\n"
                          "from spadework.envs.tool_calls import call\n"
                          "from spadework.envs.tools import ToolEnv, ToolWorld, tool\n"
                          "from spadework.envs.declared import DeclaredWorld\n"),
