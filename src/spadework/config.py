@@ -125,7 +125,9 @@ class DesignerSection(Section):
     fixed_pool: str | None = Field(None, description="the fixed-environment baseline: 'examples', a folder "
                                    "of .py files (its subfolders' too) or an earlier run; the designer is "
                                    "not asked")
-    sampling: SamplingConfig = SamplingConfig(temperature=0.3, max_tokens=1024)
+    # 1536: a whole environment with its hint; at 1024, 2 of the 1.5B's 22 attempts on fresh
+    # documents were cut off inside their code block (2026-12-07)
+    sampling: SamplingConfig = SamplingConfig(temperature=0.3, max_tokens=1536)
 
     @model_validator(mode="after")
     def _skill_weights(self) -> DesignerSection:
@@ -357,7 +359,7 @@ def load_config(path: Path | None, overrides: dict[str, Any] | None = None) -> R
     Overrides apply in order (a later one wins); a None value is skipped (an option not given).
 
     >>> load_config(None, {"run.designs": 3, "designer.sampling.temperature": 0.2}).designer.sampling
-    SamplingConfig(temperature=0.2, top_p=0.95, max_tokens=1024)
+    SamplingConfig(temperature=0.2, top_p=0.95, max_tokens=1536)
     """
     data = read_config_file(path) if path is not None else {}
     given = {dotted: value for dotted, value in (overrides or {}).items() if value is not None}

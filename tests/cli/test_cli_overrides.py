@@ -49,7 +49,7 @@ def test_set_reaches_nested_fields_with_toml_values_and_bare_words(tmp_path, sta
                         "--set", 'learn.lora_targets=["q_proj","v_proj"]', "--set", "designer.memory=false",
                         "--set", "sandbox.ray_address=ray://head:10001", started=started)
     assert config.designer.sampling.temperature == 0.2
-    assert config.designer.sampling.max_tokens == 1024  # the designer's default, not SamplingConfig's
+    assert config.designer.sampling.max_tokens == 1536  # the designer's default, not SamplingConfig's
     assert config.policy.model == "qwen2.5-coder-0.5b"
     assert config.learn.lora_targets == ("q_proj", "v_proj")
     assert config.designer.memory is False

@@ -24,7 +24,7 @@ def test_resolved_config_round_trips_through_toml(tmp_path: Path):
     config = load_config(None, {"designer.max_attempts": 2, "corpus.path": "my corpus.jsonl"})
     path = tmp_path / "config.toml"
     path.write_text(config.to_toml())
-    assert tomllib.loads(path.read_text())["designer"]["sampling"]["max_tokens"] == 1024
+    assert tomllib.loads(path.read_text())["designer"]["sampling"]["max_tokens"] == 1536
     assert load_config(path) == config
 
 

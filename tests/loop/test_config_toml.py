@@ -93,7 +93,7 @@ def test_a_partial_sub_section_keeps_its_sections_defaults(tmp_path: Path):
     path = tmp_path / "c.toml"
     path.write_text("[designer.sampling]\ntemperature = 0.1\n\n[agent.sampling]\nmax_tokens = 64\n")
     config = load_config(path)
-    assert (config.designer.sampling.temperature, config.designer.sampling.max_tokens) == (0.1, 1024)
+    assert (config.designer.sampling.temperature, config.designer.sampling.max_tokens) == (0.1, 1536)
     assert (config.agent.sampling.temperature, config.agent.sampling.max_tokens) == (0.7, 64)
     with pytest.raises(ValidationError, match="Extra inputs"):
         RunConfig.model_validate({"designer": {"sampling": {"heat": 1}}})

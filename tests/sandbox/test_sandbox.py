@@ -313,3 +313,46 @@ def test_a_docstring_hint_is_checked_for_leaks_like_any_hint(sandbox):
     assert verdict.reason == ("no_hint_leak: seed 0: the hint gives away the answer ('41'); "
                               "hint at the method instead")
     assert DOCSTRING_TOLERANCE in verdict.tolerances
+
+
+CONTINUED = '''from spadework.envs import AnswerEnv
+
+
+class SumEnv(AnswerEnv):
+    def new_episode(self):
+        a, b = self.rng.randint(10, 99), self.rng.randint(10, 99)
+        self.answer = a + b
+        return f"What is {a} + {b}? "
+               "Reply with the number."
+
+    def hint(self):
+        return "Add the tens first, "
+               "then the ones; "
+               "carry when you must."
+'''
+
+
+def test_a_string_continued_without_parentheses_is_mended_and_said(sandbox):
+    """The slip that refused 7 of the 1.5B's 22 attempts on fresh documents: "unexpected indent"."""
+    from spadework.validate import validate
+
+    env = sandbox.open(CONTINUED)
+    try:
+        observation, _ = env.reset(seed=3)
+        assert observation.startswith("What is ") and observation.endswith("? Reply with the number.")
+        assert env.hint() == "Add the tens first, then the ones; carry when you must."
+        assert env.tolerances == ["a string was continued on the next line without parentheses (2 times); "
+                                  "put it in parentheses"]
+    finally:
+        env.close()
+    verdict = validate(CONTINUED, sandbox)
+    assert verdict.valid, verdict.reason
+    assert verdict.tolerances == tuple(env.tolerances)
+
+
+def test_only_that_slip_is_mended():
+    from spadework.pysyntax import join_continued_strings
+
+    other = "def f():\n    x = 1\n        y = 2\n"  # an indent that is no string: left as it is
+    assert join_continued_strings(other) == (other, 0)
+    assert join_continued_strings("x = (1,\n")[1] == 0

@@ -132,7 +132,7 @@ def is_answer_puzzle(source: str) -> bool:
     (False, False)
     """
     try:
-        tree = pysyntax.parse(source)
+        tree = pysyntax.parse(pysyntax.join_continued_strings(source)[0])
     except (SyntaxError, ValueError):
         return False
     for node in tree.body:
@@ -155,7 +155,7 @@ def is_tool_world(source: str) -> bool:
     (False, False)
     """
     try:
-        tree = pysyntax.parse(source)
+        tree = pysyntax.parse(pysyntax.join_continued_strings(source)[0])
     except (SyntaxError, ValueError):
         return False
     bases = {node.name: {b.id if isinstance(b, ast.Name) else getattr(b, "attr", "") for b in node.bases}

@@ -132,6 +132,7 @@ def load(source: str, default_max_turns: int = DEFAULT_MAX_TURNS, *,
         LoadError: the source has no usable environment class. Exceptions raised by
             the module body or the constructor propagate unchanged.
     """
+    source, joined = pysyntax.join_continued_strings(source)
     try:
         tree = pysyntax.parse(source, ENV_FILENAME)
     except SyntaxError as exc:
@@ -140,7 +141,8 @@ def load(source: str, default_max_turns: int = DEFAULT_MAX_TURNS, *,
     if len(names) != 1:
         found = ", ".join(names) if names else "none"
         raise LoadError(f"expected exactly one class whose name ends in 'Env'; found {found}")
-    tolerances = []
+    tolerances = [f"a string was continued on the next line without parentheses ({joined} times); put it in "
+                  "parentheses"] if joined else []
     for node in misplaced_base_imports(tree):
         imported = ", ".join(alias.name for alias in node.names)
         tolerances.append(f"{imported} was imported from {node.module}; imported it from {BASE_PACKAGE}")

@@ -40,7 +40,7 @@ def parse_module(code: str) -> ast.Module:
     spadework.errors.CheckFailed: syntax error at line 1: invalid syntax
     """
     try:
-        return pysyntax.parse(code)
+        return pysyntax.parse(pysyntax.join_continued_strings(code)[0])  # as the loader mends it
     except SyntaxError as exc:
         raise CheckFailed(f"syntax error at line {exc.lineno}: {exc.msg}") from None
     except ValueError as exc:  # e.g. null bytes
