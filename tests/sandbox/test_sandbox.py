@@ -356,3 +356,46 @@ def test_only_that_slip_is_mended():
     other = "def f():\n    x = 1\n        y = 2\n"  # an indent that is no string: left as it is
     assert join_continued_strings(other) == (other, 0)
     assert join_continued_strings("x = (1,\n")[1] == 0
+
+
+GAME_AS_ANSWER = '''from spadework.envs import AnswerEnv
+
+
+class DiceEnv(AnswerEnv):
+    max_turns = 6
+
+    def new_episode(self):
+        self.target, self.total = self.rng.randint(3, 9), 0
+        return f"Reach exactly {self.target} by adding 1, 2 or 3 at a time. Reply with a number."
+
+    def apply(self, action):
+        self.total += int(action)
+        if self.total >= self.target:
+            exact = self.total == self.target
+            return ("Exactly there." if exact else "Too far."), float(exact), True
+        return f"Now at {self.total}.", 0.0, False
+
+    def solution(self):
+        return ["3"] * (self.target // 3) + ([str(self.target % 3)] if self.target % 3 else [])
+
+    def hint(self):
+        return "Take big steps first."
+'''
+
+
+def test_a_game_written_in_the_answer_form_is_read_as_a_game_and_said(sandbox):
+    """7 of the 1.5B's 22 attempts on fresh documents were games in the answer form, refused for
+    setting no answer; one that writes apply() is a game, and one that also lacks solution() is told so."""
+    from spadework.envs.contract import is_answer_puzzle
+    from spadework.validate import validate
+
+    verdict = validate(GAME_AS_ANSWER, sandbox)
+    assert verdict.valid, verdict.reason
+    assert verdict.tolerances == (
+        "an AnswerEnv subclass writes apply(): read it as a game, a TextEnv subclass",)
+    assert not is_answer_puzzle(GAME_AS_ANSWER)
+    lacking = GAME_AS_ANSWER[:GAME_AS_ANSWER.index("    def solution")] + \
+        GAME_AS_ANSWER[GAME_AS_ANSWER.index("    def hint"):]
+    assert validate(lacking, sandbox).reason == (
+        "static: DiceEnv has no solution(); it writes apply(), so it is read as a game (a TextEnv subclass), "
+        "which needs new_episode(), apply(), solution(), hint()")

@@ -122,6 +122,20 @@ def is_solved(score: float) -> bool:
     return score >= 1.0 - 1e-9
 
 
+def written_as_game(cls: ast.ClassDef) -> bool:
+    """Whether a class that subclasses ``AnswerEnv`` writes its own ``apply()``: a game written in
+    the answer form, which is read as a ``TextEnv`` game (its moves, not one answer, are scored).
+
+    >>> written_as_game(ast.parse("class DiceEnv(AnswerEnv):\\n    def apply(self, a): pass").body[0])
+    True
+    >>> written_as_game(ast.parse("class SumEnv(AnswerEnv):\\n    def hint(self): pass").body[0])
+    False
+    """
+    bases = {b.id if isinstance(b, ast.Name) else getattr(b, "attr", "") for b in cls.bases}
+    return "AnswerEnv" in bases and any(isinstance(node, ast.FunctionDef) and node.name == "apply"
+                                        for node in cls.body)
+
+
 def is_answer_puzzle(source: str) -> bool:
     """Whether a module's environment class subclasses ``AnswerEnv`` (a puzzle with one answer);
     False for source that does not parse.
@@ -138,7 +152,7 @@ def is_answer_puzzle(source: str) -> bool:
     for node in tree.body:
         if isinstance(node, ast.ClassDef) and node.name.endswith("Env"):
             bases = {b.id if isinstance(b, ast.Name) else getattr(b, "attr", "") for b in node.bases}
-            if "AnswerEnv" in bases:
+            if "AnswerEnv" in bases and not written_as_game(node):
                 return True
     return False
 

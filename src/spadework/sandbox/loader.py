@@ -20,7 +20,13 @@ from typing import Any
 
 from spadework import pysyntax
 from spadework.envs.base import TextEnv
-from spadework.envs.contract import BASE_CLASS_METHODS, COMMON_MODULES, COMMON_NAMES, DEFAULT_MAX_TURNS
+from spadework.envs.contract import (
+    BASE_CLASS_METHODS,
+    COMMON_MODULES,
+    COMMON_NAMES,
+    DEFAULT_MAX_TURNS,
+    written_as_game,
+)
 from spadework.envs.declared import DeclaredWorld
 from spadework.envs.tools import ToolEnv, ToolWorld
 
@@ -152,6 +158,12 @@ def load(source: str, default_max_turns: int = DEFAULT_MAX_TURNS, *,
         provider = importlib.import_module(module_name)
         module.__dict__[name] = provider if name == module_name else getattr(provider, name)
         tolerances.append(f"'{name}' was used without an import; supplied it from {module_name}")
+    for statement in tree.body:
+        if isinstance(statement, ast.ClassDef) and statement.name == names[0] and written_as_game(statement):
+            statement.bases = [ast.copy_location(ast.Name(REBASED, ast.Load()), base)
+                               if _base_name(base) == "AnswerEnv" else base for base in statement.bases]
+            module.__dict__[REBASED] = TextEnv
+            tolerances.append("an AnswerEnv subclass writes apply(): read it as a game, a TextEnv subclass")
     lines = source.splitlines(keepends=True)
     linecache.cache[ENV_FILENAME] = (len(source), None, lines, ENV_FILENAME)
     sys.modules[MODULE_NAME] = module
@@ -162,6 +174,15 @@ def load(source: str, default_max_turns: int = DEFAULT_MAX_TURNS, *,
     except TypeError:
         raise LoadError(f"{names[0]}() must be constructible without arguments") from None
     return EnvAdapter(cls(), names[0], default_max_turns, tolerances, docstring_hint=docstring_hint)
+
+
+REBASED = "__spadework_TextEnv__"
+"""The name a game written in the answer form gets its ``TextEnv`` base by (no clash with the module's)."""
+
+
+def _base_name(node: ast.expr) -> str:
+    """A base class expression's name (``AnswerEnv``, ``envs.AnswerEnv``)."""
+    return node.id if isinstance(node, ast.Name) else getattr(node, "attr", "")
 
 
 def _is_number(value: Any) -> bool:

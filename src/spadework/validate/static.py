@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from spadework import pysyntax
-from spadework.envs.contract import ALLOWED_MODULES, BASE_CLASS_METHODS, REQUIRED_METHODS
+from spadework.envs.contract import ALLOWED_MODULES, BASE_CLASS_METHODS, REQUIRED_METHODS, written_as_game
 from spadework.errors import CheckFailed
 from spadework.sandbox.loader import BASE_MODULES, bound_names, env_class_names, misplaced_base_imports
 
@@ -96,6 +96,8 @@ def methods_of(cls: ast.ClassDef, tree: ast.Module) -> tuple[set[str], str | Non
 def check_methods(cls: ast.ClassDef, tree: ast.Module) -> None:
     """The class has every method the contract needs."""
     methods, base = methods_of(cls, tree)
+    game = written_as_game(cls)
+    base = "TextEnv" if game else base
     required = BASE_CLASS_METHODS[base] if base else REQUIRED_METHODS
     if base:
         methods |= {TEXTENV_REPLACED[m] for m in TEXTENV_REPLACED if m in methods}
@@ -103,6 +105,8 @@ def check_methods(cls: ast.ClassDef, tree: ast.Module) -> None:
     if missing:
         needed = ", ".join(f"{m}()" for m in required)
         kind = f"a subclass of {base}" if base else "the contract"
+        if game:
+            kind = "it writes apply(), so it is read as a game (a TextEnv subclass), which"
         raise CheckFailed(f"{cls.name} has no {', '.join(m + '()' for m in missing)}; "
                           f"{kind} needs {needed}")
 
