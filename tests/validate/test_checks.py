@@ -63,6 +63,12 @@ EXPECTED: dict[str, tuple[str, str]] = {
         "second_solver", "seed 0: solve(observation), reading the text alone, answers '8187' but the "
         "episode's answer is '6435': the answer does not follow from the text; compute self.answer from "
         "exactly what the puzzle says"),
+    "key_from_text_tool_hidden.py": (
+        "key_from_text", "the outcome reads a value the player can never find: the value drawn at line 17 "
+        "(`self.on_loan = self.rng.randint(1, 15)  # kept out of the records: no tool shows it`), changed "
+        "from 8 to 9 leaves every observation as it was under the same moves, yet the solution no longer "
+        f"wins (8 of 16 such changes); {SHOW_IT}, or answer the player's moves with what it needs to find "
+        "out"),
     "stated_answer_quoted.py": (
         "stated_answer", "the text states its own answer on every seed (seed 0: 'olive' is the only phrase "
         "it quotes); make the player compute or choose the answer"),
@@ -316,9 +322,6 @@ def test_good_fixture_is_valid(path, any_sandbox):
         Outcome.OFF, "not asked for: designer.second_solver (ValidatorConfig.second_solver) is off")
     if not path.name.startswith("tool_"):
         expected["tool_effort"] = (Outcome.OFF, "not a tool world: no calls to weigh")
-    else:
-        expected["key_from_text"] = (Outcome.OFF, "a tool world's values are read through its tools "
-                                                  "(tool_effort and the tool checks hold it)")
     if not is_answer_puzzle(path.read_text()):
         expected["stated_answer"] = expected["answer_form"] = (Outcome.OFF, NOT_AN_ANSWER)
     assert [(c.name, c.outcome, c.message) for c in verdict.checks] == \

@@ -123,17 +123,26 @@ def is_solved(score: float) -> bool:
 
 
 def written_as_game(cls: ast.ClassDef) -> bool:
-    """Whether a class that subclasses ``AnswerEnv`` writes its own ``apply()``: a game written in
-    the answer form, which is read as a ``TextEnv`` game (its moves, not one answer, are scored).
+    """Whether a class that subclasses ``AnswerEnv`` writes its own ``apply()`` and never sets an
+    answer: a game written in the answer form, which is read as a ``TextEnv`` game (its moves, not
+    one answer, are scored). One that sets ``self.answer`` stays an answer puzzle.
 
     >>> written_as_game(ast.parse("class DiceEnv(AnswerEnv):\\n    def apply(self, a): pass").body[0])
     True
     >>> written_as_game(ast.parse("class SumEnv(AnswerEnv):\\n    def hint(self): pass").body[0])
     False
+    >>> written_as_game(ast.parse("class KeyEnv(AnswerEnv):\\n    def new_episode(self):\\n"
+    ...                           "        self.answer = 3\\n    def apply(self, a): pass").body[0])
+    False
     """
     bases = {b.id if isinstance(b, ast.Name) else getattr(b, "attr", "") for b in cls.bases}
-    return "AnswerEnv" in bases and any(isinstance(node, ast.FunctionDef) and node.name == "apply"
-                                        for node in cls.body)
+    writes_apply = any(isinstance(n, ast.FunctionDef) and n.name == "apply" for n in cls.body)
+    if "AnswerEnv" not in bases or not writes_apply:
+        return False
+    targets = [t for n in ast.walk(cls) if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+               for t in (n.targets if isinstance(n, ast.Assign) else [n.target])]
+    named = {t.attr if isinstance(t, ast.Attribute) else getattr(t, "id", "") for t in targets}
+    return "answer" not in named
 
 
 def is_answer_puzzle(source: str) -> bool:

@@ -13,7 +13,7 @@ so the play path checks each played episode itself (``RolloutConfig.audit``):
    the solution must still solve it, and the hint's own text played as an action must not
    (``audit_seed``). Then the admission gate's re-draw on the played seed: drawn again with one
    drawn value changed at a time, an episode whose text stays the same must keep its key
-   (``validate.redraw``; not for tool worlds).
+   (``validate.redraw``; a tool world's tool results count as what the player read).
 3. Over one environment's episodes (``void_reason``): the two arms of a seed must have opened
    alike; an answer puzzle's text must not rule out its key's form nor state its own answer on
    every played seed (``validate.answers``); and no shown hint may give away its own episode's
@@ -35,7 +35,7 @@ from spadework.rollout.reading import read_reset, read_step, text
 from spadework.validate.answers import STATED, form_problem, states_its_answer
 from spadework.validate.checks import Episode as SeedOpening
 from spadework.validate.checks import find_hint_leaks
-from spadework.validate.redraw import redraw_seed, refusal
+from spadework.validate.redraw import Reading, redraw_seed, refusal
 
 CONTRAST_OFFSET = 1_000_003
 """The seed reset between the episode and its replay: the played seed plus this, modulo 2**31."""
@@ -92,10 +92,10 @@ def read_opening(env: Any, seed: int) -> tuple[Any, PlayCheck]:
 
 
 def audit_seed(env: Any, seed: int, opening: PlayCheck, max_turns: int,
-               redraw: bool | None = None) -> PlayCheck:
+               redraw: Reading | None = None) -> PlayCheck:
     """Replay ``seed`` in ``env`` after another seed, and check it against its ``opening``; then,
-    unless ``redraw`` is None (a tool world), draw it again a value changed at a time (``redraw``:
-    whether it is an answer puzzle, judged on its text alone).
+    unless ``redraw`` is None, draw it again a value changed at a time, judged as ``redraw`` says
+    (``validate.redraw.Reading``).
 
     Raises:
         EnvError: the environment failed during the replay, or broke its contract (a reward

@@ -26,7 +26,6 @@ from spadework.envs.contract import (
     MAX_OBSERVATION_CHARS,
     MAX_TURNS_LIMIT,
     episode_score,
-    is_answer_puzzle,
     is_solved,
 )
 from spadework.envs.tool_calls import parse_calls
@@ -46,6 +45,7 @@ from spadework.rollout.records import (
     TokenCounter,
     estimate_tokens,
 )
+from spadework.validate.redraw import Reading
 
 MESSAGE_OVERHEAD_TOKENS = 5
 """Tokens a chat template adds around each message (ChatML: start, role, newline, end, newline)."""
@@ -241,7 +241,7 @@ def _audit(play: _Play) -> None:
         return
     try:
         play.check = audit_seed(play.env, play.job.seed, play.check, play.max_turns,
-                                redraw=None if play.tools else is_answer_puzzle(play.job.source))
+                                redraw=Reading.of(play.job.source))
     except EnvError as exc:  # a failure, or a broken contract (a reward that is not a number, say)
         play.check = replace(play.check, problem=f"seed {play.job.seed}: replaying it after the episode "
                                                  f"failed: {exc}")

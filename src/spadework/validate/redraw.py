@@ -25,12 +25,14 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any
 
-from spadework.envs.contract import episode_score, is_answer_puzzle, is_solved
+from spadework.envs.contract import episode_score, is_answer_puzzle, is_solved, is_tool_world
 from spadework.errors import CheckFailed, CheckOff, EnvRaised
 from spadework.validate.context import CheckContext, Trace
 from spadework.validate.contract import reset_problem, step_problem
+from spadework.validate.tool_leaks import answer_actions
 
 REDRAWS_PER_SEED = 40
 """The most re-drawn episodes tried per seed (two seeds): the check's cost is bounded."""
@@ -201,7 +203,29 @@ class Redrawn:
     answer: str = ""
 
 
-def redraw_seed(env: Any, seed: int, answer_puzzle: bool, budget: int = REDRAWS_PER_SEED) -> Redrawn:
+class Reading(Enum):
+    """How a re-draw the solution loses is judged: by what the player read before answering."""
+
+    ANSWER = "answer"
+    """An answer puzzle: on its opening text alone."""
+    GAME = "game"
+    """A game: only when the moves end it lost with every observation before the last the same."""
+    TOOLS = "tools"
+    """A tool world: as a game, and a final answer is judged on the tool results read before it."""
+
+    @classmethod
+    def of(cls, source: str) -> Reading:
+        """How a design is read, from its source.
+
+        >>> Reading.of("class SumEnv(AnswerEnv):\\n    pass\\n"), Reading.of("class A: pass")
+        (<Reading.ANSWER: 'answer'>, <Reading.GAME: 'game'>)
+        """
+        if is_tool_world(source):
+            return cls.TOOLS
+        return cls.ANSWER if is_answer_puzzle(source) else cls.GAME
+
+
+def redraw_seed(env: Any, seed: int, reading: Reading, budget: int = REDRAWS_PER_SEED) -> Redrawn:
     """Draw ``seed`` again with one drawn value changed at a time (``plans``) and play its original
     solution on each re-draw whose opening text is the same. An answer puzzle stops at the first
     re-draw the solution loses. ``env`` is an ``EnvHandle`` with ``redraw``; a value the environment
@@ -218,6 +242,7 @@ def redraw_seed(env: Any, seed: int, answer_puzzle: bool, budget: int = REDRAWS_
     if original is None or not is_solved(original.score):
         return Redrawn(seed, drew=True)  # not this drawing's episode (``solvable`` judged the plain one)
     replay = [[d["method"], d["value"]] for d in first["draws"]]
+    answers = reading is Reading.TOOLS and bool(answer_actions(solution[-1:]))  # ends with a final answer
     alike, unseen = 0, []
     for index, value in plans(first["draws"], budget):
         variant = _redraw(env, seed, {"replay": replay, "index": index, "value": value})
@@ -227,25 +252,25 @@ def redraw_seed(env: Any, seed: int, answer_puzzle: bool, budget: int = REDRAWS_
         if played is None or is_solved(played.score):
             continue
         alike += 1
-        if answer_puzzle or _unseen(original, played):
+        if reading is Reading.ANSWER or _unseen(original, played, answers):
             unseen.append(describe(first["draws"][index], value))
-            if answer_puzzle:
+            if reading is Reading.ANSWER:
                 break
     return Redrawn(seed, True, alike, tuple(unseen), _short(solution))
 
 
-def refusal(found: Sequence[Redrawn], answer_puzzle: bool) -> str | None:
+def refusal(found: Sequence[Redrawn], reading: Reading) -> str | None:
     """Why the re-draws refuse the design (None: they do not); pure.
 
     >>> refusal([Redrawn(0, True, 1, ("the value drawn at line 3 (`x = 1`), changed from 1 to 2",),
-    ...                  "'7'")], True)  # doctest: +NORMALIZE_WHITESPACE
+    ...                  "'7'")], Reading.ANSWER)  # doctest: +NORMALIZE_WHITESPACE
     "seed 0: the answer reads a value the text never shows: the value drawn at line 3 (`x = 1`),
     changed from 1 to 2 leaves the text as it was, yet the answer '7' no longer wins; show it in the
     text, or leave it out of the answer"
-    >>> refusal([Redrawn(0, True, 4, ("a change",), "'go'")], False) is None  # 1 of 4: feedback tells
+    >>> refusal([Redrawn(0, True, 4, ("a change",), "'go'")], Reading.GAME) is None  # 1 of 4: feedback tells
     True
     """
-    if answer_puzzle:
+    if reading is Reading.ANSWER:
         first = next((r for r in found if r.unseen), None)
         return None if first is None else (
             f"seed {first.seed}: the answer reads a value the text never shows: {first.unseen[0]} leaves "
@@ -262,15 +287,12 @@ def refusal(found: Sequence[Redrawn], answer_puzzle: bool) -> str | None:
 def check_key_from_text(ctx: CheckContext) -> None:
     """An episode drawn again with one drawn value changed keeps its key wherever its text stays
     the same (see the module)."""
-    if ctx.tool_world:
-        raise CheckOff("a tool world's values are read through its tools (tool_effort and the tool "
-                       "checks hold it)")
-    answer_puzzle = is_answer_puzzle(ctx.code or "")
-    found = [redraw_seed(ctx.handle, seed, answer_puzzle) for seed in ctx.config.seeds[:2]]
+    reading = Reading.of(ctx.code or "")
+    found = [redraw_seed(ctx.handle, seed, reading) for seed in ctx.config.seeds[:2]]
     if not any(r.drew for r in found):
         raise CheckOff("the episode draws no value through random (self.rng, random.Random(seed) or the "
                        "random module), so it could not be drawn again with a value changed")
-    problem = refusal(found, answer_puzzle)
+    problem = refusal(found, reading)
     if problem is not None:
         raise CheckFailed(problem)
 
@@ -305,21 +327,23 @@ def _played(env: Any, actions: Sequence[str]) -> Trace | None:
     return Trace(steps, episode_score(s[1] for s in steps))
 
 
-def _unseen(original: Trace, variant: Trace) -> bool:
+def _unseen(original: Trace, variant: Trace, answers: bool = False) -> bool:
     """Whether a game's re-draw was lost unseen: the original's moves end it unsolved (terminated or
-    truncated: the player cannot go on) while every observation before the last move is the original's.
+    truncated: the player cannot go on; or, ``answers``, its last move was a tool world's final
+    answer, judged like an answer puzzle's on what the player read before it) while every
+    observation before the last move is the original's.
 
     >>> won = Trace([["A door.", 0.0, False, False, {}], ["Treasure!", 1.0, True, False, {}]], 1.0)
     >>> lost = Trace([["A door.", 0.0, False, False, {}], ["Empty.", 0.0, True, False, {}]], 0.0)
     >>> told = Trace([["A draught.", 0.0, False, False, {}], ["Empty.", 0.0, True, False, {}]], 0.0)
     >>> going = Trace([["A door.", 0.0, False, False, {}], ["Higher.", 0.0, False, False, {}]], 0.0)
-    >>> _unseen(won, lost), _unseen(won, told), _unseen(won, going)
-    (True, False, False)
+    >>> _unseen(won, lost), _unseen(won, told), _unseen(won, going), _unseen(won, going, answers=True)
+    (True, False, False, True)
     """
     if is_solved(variant.score) or not variant.steps:
         return False
     last = variant.steps[-1]
-    ended = bool(last[2] or last[3])
+    ended = bool(last[2] or last[3]) or answers
     before = [s[0] for s in original.steps[:len(variant.steps) - 1]]
     return ended and before == [s[0] for s in variant.steps[:-1]]
 
