@@ -111,3 +111,12 @@ def test_without_resume_a_journal_starts_afresh_and_resume_without_one_starts_on
     path.unlink()
     journal, done = open_journal(path, {"base": "y"}, resume=True)
     assert done == {} and json.loads(path.read_text()) == {"plan": {"base": "y"}}
+
+
+def test_a_setting_that_does_not_touch_play_leaves_the_journal_resumable(tmp_path):
+    """A later version adds or changes a designer field: the items were played the same way."""
+    out, config = tmp_path / "report.json", scripted_config_file(tmp_path)
+    assert run_eval(["--config", str(config), *SELECTION, "--seeds", "1", "--out", str(out)]) == 0
+    assert run_eval(["--config", str(config), "--set", "designer.max_chance=0.75", *SELECTION,
+                     "--seeds", "2", "--out", str(out), "--resume"]) == 0
+    assert len(journal_path(out).read_text().splitlines()) == 1 + 2 * 2  # the plan, then two seeds a task

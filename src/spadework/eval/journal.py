@@ -2,7 +2,9 @@
 is missing: BFCL at 100 entries a category is hours of a laptop CPU, and a kill must not lose them.
 
 The journal sits beside the report (``OUT.items.jsonl`` for ``--out OUT.json``). Its first line is
-the plan: each policy's name and a digest of its whole config; then one line an item, with the
+the plan: each policy's name and a digest of what its items are played under (its config's
+``[policy]``, ``[agent]`` and ``[eval]`` sections and its checkpoint, so a later version that adds
+a field elsewhere still resumes it); then one line an item, with the
 policy that played it. A resumed evaluation takes the items its policies already have for any task
 and seed it asks for, so a larger ``--limit`` extends a smaller one; a journal of other policies or
 settings is refused, never mixed in. A line cut short by a kill is dropped and its item played again.
@@ -40,9 +42,21 @@ def journal_path(out: Path) -> Path:
     return out.with_suffix(SUFFIX)
 
 
+PLAYED_UNDER = frozenset({"policy", "agent", "eval"})
+"""The config sections an evaluation's items depend on (the designer's, the learner's and the run's
+do not)."""
+
+
 def plan_of(specs: Sequence[PolicySpec]) -> dict[str, str]:
-    """Each policy's name with a digest of its config: what a journal's items were played under."""
-    return {s.name: hashlib.sha256(s.config.model_dump_json().encode()).hexdigest()[:16] for s in specs}
+    """Each policy's name with a digest of what its items were played under (``PLAYED_UNDER`` and
+    its checkpoint)."""
+    return {s.name: _digest(s) for s in specs}
+
+
+def _digest(spec: PolicySpec) -> str:
+    played = spec.config.model_dump(mode="json", include=set(PLAYED_UNDER))
+    played["checkpoint"] = None if spec.checkpoint is None else spec.checkpoint.as_posix()
+    return hashlib.sha256(json.dumps(played, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def item_json(policy: str, item: ItemResult) -> dict[str, Any]:
