@@ -147,18 +147,17 @@ class EnvResult:
                                 "failed_check": self.failed_check, "scores": None,
                                 "env_errors": self.env_errors, "chance": self.chance,
                                 "calls": dict(self.calls), "voided": self.voided}
-        if self.scores is not None and self.voided is not None:
-            data.update(scores=self.scores.to_json(), solve_rate_nohint=self.scores.solve_rate(hinted=False),
-                        solve_rate_hint=self.scores.solve_rate(hinted=True), regret=0.0, regret_low=0.0,
-                        regret_high=0.0, estimate=None, designer_score=None)
-        elif self.scores is not None:
-            estimate = self.scores.estimate()
-            data.update(scores=self.scores.to_json(), solve_rate_nohint=self.scores.solve_rate(hinted=False),
-                        solve_rate_hint=self.scores.solve_rate(hinted=True), regret=estimate.regret,
-                        regret_low=estimate.regret_low, regret_high=estimate.regret_high,
-                        estimate=estimate.to_json())
-            score = designer_score(estimate, [self.scores.nohint], blend, self.chance)
-            data["designer_score"] = score.to_json()
+        if self.scores is None:
+            return data
+        data.update(scores=self.scores.to_json(), solve_rate_nohint=self.scores.solve_rate(hinted=False),
+                    solve_rate_hint=self.scores.solve_rate(hinted=True))
+        if self.voided is not None:  # the loop pays a voided design no regret
+            data.update(regret=0.0, regret_low=0.0, regret_high=0.0, estimate=None, designer_score=None)
+            return data
+        estimate = self.scores.estimate()
+        score = designer_score(estimate, [self.scores.nohint], blend, self.chance)
+        data.update(regret=estimate.regret, regret_low=estimate.regret_low, regret_high=estimate.regret_high,
+                    estimate=estimate.to_json(), designer_score=score.to_json())
         return data
 
 
