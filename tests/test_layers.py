@@ -14,7 +14,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("settings_base",),
     ("envs", "tracking", "corpus"),
     ("sandbox", "rewards"),
-    ("validate", "policy"),
+    ("validate", "policy", "difficulty"),
     ("archive", "rollout", "metered"),
     ("designer", "diversity"),
     ("outcomes",),

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_core import ErrorDetails
 
+from spadework.difficulty.settings import DifficultySettings
 from spadework.diversity.settings import DiversitySettings
 from spadework.errors import ConfigError
 from spadework.kinds import (
@@ -254,6 +255,7 @@ class RunConfig(Section):
     rewards: RewardsSection = RewardsSection()
     learn: LearnSection = LearnSection()
     replay: ReplaySettings = ReplaySettings()
+    difficulty: DifficultySettings = DifficultySettings()
     diversity: DiversitySettings = DiversitySettings()
     eval: EvalSection = EvalSection()
     tracking: TrackingSettings = TrackingSettings()

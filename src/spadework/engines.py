@@ -74,7 +74,7 @@ def validator_settings(config: RunConfig, iteration: int) -> ValidatorConfig:
     """
     return ValidatorConfig(seeds=validation_seeds(config.run.seed, iteration),
                            turn_budget=config.agent.max_turns, second_solver=config.designer.second_solver,
-                           max_chance=config.designer.max_chance)
+                           max_chance=config.designer.max_chance, levels=config.difficulty.on)
 
 
 def sandbox_settings(config: RunConfig) -> SandboxConfig:

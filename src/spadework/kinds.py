@@ -126,6 +126,18 @@ class ToolPrompt(StrEnum):
     COMPACT = "compact"
 
 
+class Controller(StrEnum):
+    """What moves each environment's difficulty (``[difficulty] controller``).
+
+    ``none``: nothing; every environment plays at its own difficulty. ``sliding``: the sliding-window
+    rule (``spadework.difficulty``): up a level when the last plays at a level are won often, down
+    one when they are won seldom.
+    """
+
+    NONE = "none"
+    SLIDING = "sliding"
+
+
 class ReplayScore(StrEnum):
     """What ranks the archived environments for replay (``[replay] score``).
 

@@ -54,7 +54,7 @@ from spadework.rollout import Arm, Episode, PlayJob, run_plays
 from spadework.rundir import append_metrics, write_atomically
 from spadework.sandbox import SandboxProtocol
 from spadework.tracking import Trackers
-from spadework.window import Window, settled, window_metrics
+from spadework.window import Window, difficulty_metrics, settled, window_metrics
 
 if TYPE_CHECKING:  # the learner (and torch) are imported only by runs that train
     from spadework.learn.trainer import Trainer
@@ -210,6 +210,7 @@ class Loop:
         replayed = replays.result(episodes, self.config.rewards.confidence)
         metrics = iteration_metrics(designs, scored.outcomes, replays.others(episodes), scored.designer_flat,
                                     scored.arms)
+        metrics.update(difficulty_metrics(window, iteration) if self.config.difficulty.on else {})
         metrics.update(replayed.metrics(len(episodes)))
         if scored.closing:
             metrics.update(window_metrics(scored.closed, self.payment))
@@ -228,7 +229,7 @@ class Loop:
         })
         self.save_episodes(iteration, episodes)
         records = archive_records(iteration, designs, scored.outcomes if opening else [], episodes,
-                                  paid=scored.closing)
+                                  paid=scored.closing, standings=window.standings)
         updates = {**replayed.updates(), **(self.window_updates(window, scored.closed)
                                             if scored.closing and not opening else {})}
         if self.diversity is not None:
@@ -322,7 +323,7 @@ class Loop:
         """A new window of ``designs``; when it may close after this iteration and the designer is
         trained, the designer's samples it is paid on then, kept in ``windows/`` (``designer_samples``)."""
         length = self.config.designer.regenerate_every
-        self.window = Window.open(iteration, length, designs, self.payment)
+        self.window = Window.open(iteration, length, designs, self.payment, self.config.difficulty)
         if self.trainer is None or self.pool or length == 1:
             return
         samples = self.trainer.remember(designs)
@@ -336,7 +337,7 @@ class Loop:
         window closed when this is its last iteration."""
         window = self.current_window
         step = window.step_outcomes(episodes, self.payment)
-        window = window.with_step(iteration, step)
+        window = window.with_step(iteration, step, self.config.difficulty)
         closing = window.closes(iteration)
         closed, flat = self.close(window) if closing else ([], None)
         opening = window.opens(iteration)  # between the first and the last step: this step's plays alone
@@ -374,8 +375,9 @@ class Loop:
     def window_updates(self, window: Window, closed: Sequence[DesignOutcome]) -> dict[int, RecordUpdate]:
         """What the closing window's pay changes in its designs' archived final attempts."""
         ids = self.archive.final_ids(f"{ORIGIN}:i{window.start}:")
+        standings = window.standings
         return {ids[o.design_id]: RecordUpdate(designer_reward=o.reward, designer_advantage=o.advantage,
-                                               score=o.score)
+                                               score=o.score, difficulty=standings.get(o.design_id))
                 for o in closed if o.design_id in ids}
 
     def window_jobs(self, iteration: int) -> list[PlayJob]:
@@ -384,7 +386,7 @@ class Loop:
         run, window = self.config.run, self.current_window
         hint_plays = (run.hint_plays or run.plays) if window.opens(iteration) else 0
         counts = {Arm.NOHINT: run.plays, Arm.HINT: hint_plays}
-        return [PlayJob(design.design_id, design.code, seed, arm)
+        return [PlayJob(design.design_id, design.code, seed, arm, difficulty=design.difficulty)
                 for design in window.live
                 for k, seed in enumerate(play_seeds(run.seed, iteration, design.index, max(counts.values())))
                 for arm in self.config.agent.arms.played if k < counts[arm]]

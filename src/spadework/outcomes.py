@@ -6,12 +6,13 @@ from __future__ import annotations
 import hashlib
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from spadework.archive import DesignResult, EnvRecord, PlayResult
 from spadework.designer import Design
+from spadework.difficulty import Standing
 from spadework.rewards import (
     CONFIDENCE,
     BlendSettings,
@@ -328,10 +329,11 @@ def sample_transcript(episode: Episode) -> dict[str, Any]:
 
 def archive_records(
     iteration: int, designs: Sequence[Design], outcomes: Sequence[DesignOutcome],
-    episodes: Sequence[Episode], *, paid: bool = True,
+    episodes: Sequence[Episode], *, paid: bool = True, standings: Mapping[str, Standing] | None = None,
 ) -> list[EnvRecord]:
     """One record per attempt of every design; the final valid attempt carries the results, and
-    its designer's reward once ``paid`` (a window that closes later updates it then)."""
+    its designer's reward once ``paid`` (a window that closes later updates it then), and its
+    difficulty's standing (``standings``, by design id) where a controller holds one."""
     records = []
     for design, outcome in zip(designs, outcomes, strict=True):
         play = play_result(outcome, [e for e in episodes if e.env_id == design.design_id]) \
@@ -345,6 +347,7 @@ def archive_records(
                 designer_advantage=outcome.advantage if final and paid else None,
                 play=play if final else None, form=None if design.form is None else design.form.value,
                 skill=design.skill, score=outcome.score if final and paid else None,
+                difficulty=(standings or {}).get(design.design_id) if final else None,
             )
             source = attempt.code if attempt.code is not None else attempt.reply
             records.append(EnvRecord.new(source, attempt.verdict,

@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from spadework.designer import Design
+from spadework.difficulty import DifficultySettings, Standing, moved
 from spadework.outcomes import PAPER, DesignOutcome, Payment, paired_scores, voided_outcome
 from spadework.rewards import RegretEstimate, arms_estimate, designer_score, group_advantages, in_band, mean
 from spadework.rollout import Episode
@@ -41,6 +42,9 @@ class WindowDesign:
         voided: why its plays failed their audit; it is then played no more.
         chance: the share of episodes a blind guess wins (``Verdict.chance``); the plateau pays
             only the win rate above it.
+        standing: its difficulty and the plays at it (``spadework.difficulty``), moved after every
+            step; None: no controller, it plays at its own difficulty.
+        levels: the difficulty each step was played at (empty without a controller).
     """
 
     design_id: str
@@ -55,6 +59,27 @@ class WindowDesign:
     steps: tuple[tuple[float, ...], ...] = ()
     voided: str | None = None
     chance: float = 0.0
+    standing: Standing | None = None
+    levels: tuple[int, ...] = ()
+
+    @property
+    def difficulty(self) -> int | None:
+        """The difficulty its next plays are at; None: its own."""
+        return None if self.standing is None else self.standing.level
+
+    @property
+    def at_last_level(self) -> tuple[tuple[float, ...], ...]:
+        """The no-hint scores of the steps played at the level of the last one (every step without
+        a controller): what its win rate is read from.
+
+        >>> d = WindowDesign("d", 0, True, steps=((1.0, 1.0), (0.0, 1.0), (0.0, 0.0)), levels=(1, 2, 2))
+        >>> d.at_last_level
+        ((0.0, 1.0), (0.0, 0.0))
+        """
+        if not self.levels:
+            return self.steps
+        last = self.levels[-1]
+        return tuple(step for step, level in zip(self.steps, self.levels, strict=True) if level == last)
 
     @property
     def live(self) -> bool:
@@ -67,7 +92,8 @@ class WindowDesign:
                 "domain": self.domain, "skill": self.skill, "invalid_reward": self.invalid_reward,
                 "hint": list(self.hint), "first": list(self.first),
                 "steps": [list(step) for step in self.steps], "voided": self.voided,
-                "chance": self.chance}
+                "chance": self.chance, "standing": None if self.standing is None else self.standing.to_json(),
+                "levels": list(self.levels)}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> WindowDesign:
@@ -75,7 +101,9 @@ class WindowDesign:
         return cls(data["design_id"], int(data["index"]), bool(data["valid"]), data["code"], data["domain"],
                    data["skill"], float(data["invalid_reward"]), tuple(data["hint"]), tuple(data["first"]),
                    tuple(tuple(step) for step in data["steps"]), data["voided"],
-                   float(data.get("chance", 0.0)))
+                   float(data.get("chance", 0.0)),
+                   None if data.get("standing") is None else Standing.from_json(data["standing"]),
+                   tuple(int(v) for v in data.get("levels", ())))
 
 
 @dataclass(frozen=True)
@@ -92,11 +120,16 @@ class Window:
     designs: tuple[WindowDesign, ...]
 
     @classmethod
-    def open(cls, iteration: int, length: int, designs: Sequence[Design], payment: Payment) -> Window:
-        """A window of the designs the iteration ``iteration`` wrote."""
+    def open(cls, iteration: int, length: int, designs: Sequence[Design], payment: Payment,
+             controller: DifficultySettings | None = None) -> Window:
+        """A window of the designs the iteration ``iteration`` wrote; with a ``controller`` that is
+        on, each valid one starts at its start level (within the difficulties it validated)."""
+        on = controller is not None and controller.on
         kept = tuple(WindowDesign(d.design_id, index, d.valid, (d.final.code or "") if d.valid else "",
                                   d.domain, d.skill, 0.0 if d.valid else payment.invalid(d),
-                                  chance=(d.final.verdict.chance or 0.0) if d.valid else 0.0)
+                                  chance=(d.final.verdict.chance or 0.0) if d.valid else 0.0,
+                                  standing=Standing.start(d.final.verdict.difficulties, controller)
+                                  if on and d.valid and controller is not None else None)
                      for index, d in enumerate(designs))
         return cls(iteration, length, kept)
 
@@ -119,6 +152,11 @@ class Window:
         return self.start <= iteration < self.start + self.length and bool(self.live)
 
     @property
+    def standings(self) -> dict[str, Standing]:
+        """Each design's difficulty standing, by design id (none without a controller)."""
+        return {d.design_id: d.standing for d in self.designs if d.standing is not None}
+
+    @property
     def live(self) -> tuple[WindowDesign, ...]:
         """The designs still played."""
         return tuple(d for d in self.designs if d.live)
@@ -139,8 +177,10 @@ class Window:
             outcomes.append(_played(design.design_id, nohint, hint, estimate))
         return outcomes
 
-    def with_step(self, iteration: int, outcomes: Sequence[DesignOutcome]) -> Window:
-        """The window after one iteration's plays (``step_outcomes``) are recorded."""
+    def with_step(self, iteration: int, outcomes: Sequence[DesignOutcome],
+                  controller: DifficultySettings | None = None) -> Window:
+        """The window after one iteration's plays (``step_outcomes``) are recorded; each design's
+        difficulty moved by its no-hint plays (``difficulty.moved``, with a controller)."""
         by_id = {o.design_id: o for o in outcomes}
         designs = []
         for design in self.designs:
@@ -149,6 +189,9 @@ class Window:
                 designs.append(design)
                 continue
             step = replace(design, steps=(*design.steps, outcome.scores_nohint), voided=outcome.voided)
+            if design.standing is not None and controller is not None:
+                step = replace(step, levels=(*design.levels, design.standing.level),
+                               standing=moved(design.standing, outcome.scores_nohint, controller))
             if self.opens(iteration):
                 step = replace(step, hint=outcome.scores_hint, first=outcome.scores_nohint)
             designs.append(step)
@@ -192,7 +235,7 @@ def _closed(design: WindowDesign, payment: Payment) -> DesignOutcome:
     if not design.first or not design.hint:  # not played in both arms: nothing measured
         return replace(base, reward=0.0)
     estimate = arms_estimate(design.hint, design.first, payment.confidence)
-    score = designer_score(estimate, design.steps, payment.blend, design.chance)
+    score = designer_score(estimate, design.at_last_level, payment.blend, design.chance)
     return replace(base, regret=estimate.regret, reward=score.reward(payment.designer), estimate=estimate,
                    score=score, left_out=score.left_out(payment.designer))
 
@@ -233,4 +276,25 @@ def window_metrics(outcomes: Sequence[DesignOutcome], payment: Payment) -> dict[
         "reward/in_band_share": mean([1.0 if in_band(s.skill_rate, payment.blend) else 0.0 for s in scores]),
         "reward/chance_mean": mean([s.chance for s in scores]),
         "reward/masked": float(sum(o.left_out for o in outcomes)),
+    }
+
+
+def difficulty_metrics(window: Window, iteration: int) -> dict[str, float]:
+    """Where the controller held the designs played at ``iteration`` (``difficulty/...``): the mean
+    level they were played at, how many it then raised and lowered, and the mean level they will
+    play at next.
+
+    >>> d = WindowDesign("d", 0, True, "code", steps=((1.0, 1.0),), levels=(1,), standing=Standing(2, 3))
+    >>> m = difficulty_metrics(Window(4, 2, (d,)), 4)
+    >>> m["difficulty/level_mean"], m["difficulty/raised"], m["difficulty/lowered"], m["difficulty/next_mean"]
+    (1.0, 1.0, 0.0, 2.0)
+    """
+    played = [d for d in window.designs
+              if d.standing is not None and len(d.levels) == iteration - window.start + 1]
+    after = [d.standing.level for d in played if d.standing is not None]
+    return {
+        "difficulty/level_mean": mean([float(d.levels[-1]) for d in played]),
+        "difficulty/raised": float(sum(a > d.levels[-1] for a, d in zip(after, played, strict=True))),
+        "difficulty/lowered": float(sum(a < d.levels[-1] for a, d in zip(after, played, strict=True))),
+        "difficulty/next_mean": mean([float(a) for a in after]),
     }

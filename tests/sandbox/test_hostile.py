@@ -117,9 +117,9 @@ def opened(monkeypatch) -> list[WorkerProcess]:
     workers: list[WorkerProcess] = []
     original = SandboxedEnv.__init__
 
-    def recording(self, worker, source):
+    def recording(self, worker, source, difficulty=None):
         workers.append(worker)
-        original(self, worker, source)
+        original(self, worker, source, difficulty)
 
     monkeypatch.setattr(SandboxedEnv, "__init__", recording)
     return workers

@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
+from spadework.difficulty import Standing
 from spadework.rewards import DesignerScore, RegretEstimate
 
 
@@ -159,6 +160,8 @@ class DesignResult:
         score: every component of the designer's reward over the design's window (regret,
             plateau, micro learning potential, blend); None until the window closed, or when the
             design was not played in both arms.
+        difficulty: where the difficulty controller held it (``spadework.difficulty``), as its
+            window left it; None without a controller. Replays play it at that level.
     """
 
     iteration: int
@@ -173,6 +176,7 @@ class DesignResult:
     form: str | None = None
     skill: str | None = None
     score: DesignerScore | None = None
+    difficulty: Standing | None = None
 
     def to_metrics(self) -> dict[str, Any]:
         """The attempt as a record's metrics, under the names every run has written.
@@ -202,6 +206,8 @@ class DesignResult:
             metrics["skill"] = self.skill
         if self.score is not None:
             metrics["designer_score"] = self.score.to_json()
+        if self.difficulty is not None:
+            metrics["difficulty"] = self.difficulty.to_json()
         if self.designer_reward is not None or self.designer_advantage is not None:
             metrics.update({"designer_reward": self.designer_reward,
                             "designer_advantage": self.designer_advantage})
@@ -240,6 +246,7 @@ class DesignResult:
             designer_advantage=_number(metrics.get("designer_advantage")),
             play=PlayResult.from_metrics(metrics), form=_text(metrics.get("form")),
             skill=_text(metrics.get("skill")), score=_score(metrics.get("designer_score")),
+            difficulty=_standing(metrics.get("difficulty")),
         )
 
 
@@ -255,6 +262,7 @@ class RecordUpdate:
             that designed it; None: not paid by this update.
         designer_advantage: the designer's advantage; given with ``designer_reward``.
         score: the reward's components (``designer_score``), with the pay; None: none written.
+        difficulty: where the controller left the design when its window closed; None: unchanged.
 
     Raises:
         ValueError: only one of ``designer_reward`` and ``designer_advantage`` is given, or a
@@ -265,6 +273,7 @@ class RecordUpdate:
     designer_reward: float | None = None
     designer_advantage: float | None = None
     score: DesignerScore | None = None
+    difficulty: Standing | None = None
 
     def __post_init__(self) -> None:
         if (self.designer_reward is None) != (self.designer_advantage is None):
@@ -289,7 +298,21 @@ class RecordUpdate:
                             "designer_advantage": self.designer_advantage})
             if self.score is not None:
                 metrics["designer_score"] = self.score.to_json()
+        if self.difficulty is not None:
+            metrics["difficulty"] = self.difficulty.to_json()
         return metrics
+
+
+def _standing(value: Any) -> Standing | None:
+    """A stored ``difficulty``; None when absent or not whole.
+
+    >>> _standing(Standing(2, 5).to_json()), _standing({"level": 2}), _standing(None)
+    (Standing(level=2, top=5, recent=(), path=(), plays=0), None, None)
+    """
+    try:
+        return Standing.from_json(value) if isinstance(value, dict) else None
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 def _score(value: Any) -> DesignerScore | None:

@@ -28,6 +28,7 @@ from typing import Any
 
 from rich.console import Console
 
+from spadework.calibrate.climb import DEFAULT_ROUNDS
 from spadework.calibrate.records import Calibration, Screening
 from spadework.calibrate.report import (
     CALIBRATION_DIR,
@@ -74,6 +75,10 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
                         help=f"paired seeds per environment (default {DEFAULT_PLAYS})")
     parser.add_argument("--seed-start", type=int, default=CALIBRATION_SEED_START,
                         help=f"the first seed (default {CALIBRATION_SEED_START})")
+    parser.add_argument("--rounds", type=int, default=DEFAULT_ROUNDS,
+                        help="with [difficulty] controller on (--set difficulty.controller=sliding): rounds "
+                             "of difficulty.window no-hint plays that move each environment's difficulty "
+                             f"before its paired plays (default {DEFAULT_ROUNDS})")
     parser.add_argument("--out", type=Path, help="the JSON report (default: RUN_DIR/calibration/"
                                                  "calibration-<time>.json, or runs/calibration-<time>.json)")
     parser.add_argument("--json", action="store_true", help="print the JSON report instead of tables")
@@ -98,7 +103,8 @@ def _say(message: str) -> None:
 
 
 def run_calibration(spec: PolicySpec, files: Sequence[CalibrationFile], seeds: Sequence[int],
-                    build: Callable[[PolicySettings], Policy] = build_policy) -> Calibration:
+                    build: Callable[[PolicySettings], Policy] = build_policy, rounds: int = DEFAULT_ROUNDS
+                    ) -> Calibration:
     """Build ``spec``'s policy, calibrate ``files`` with it on ``seeds`` in a real sandbox, close it.
 
     Args:
@@ -106,12 +112,13 @@ def run_calibration(spec: PolicySpec, files: Sequence[CalibrationFile], seeds: S
         files: the environment files (``load_files``).
         seeds: the paired seeds.
         build: the backend constructor (a fake in tests).
+        rounds: with ``[difficulty] controller`` on, its rounds of no-hint plays before the paired ones.
     """
     policy = load_eval_policy(spec, build)
     try:
         with Sandbox(sandbox_settings(spec.config)) as sandbox:
             return calibrate(files, policy, sandbox, calibration_rollout(spec.config), seeds,
-                             spec.config.rewards.blend.settings())
+                             spec.config.rewards.blend.settings(), spec.config.difficulty, rounds)
     finally:
         policy.close()
 
@@ -145,7 +152,9 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     seeds = tuple(range(args.seed_start, args.seed_start + args.plays))
     _say(f"{spec.name}: {len(files)} files, {len(seeds)} paired seeds from {seeds[0]}")
     start = time.perf_counter()
-    calibration = run_calibration(spec, files, seeds)
+    if args.rounds < 0:
+        raise UsageError(f"--rounds must be 0 or more, got {args.rounds}")
+    calibration = run_calibration(spec, files, seeds, rounds=args.rounds)
     _say(f"done in {time.perf_counter() - start:.1f} s")
     report = report_json(calibration, (spec.name, spec.spec), calibration_rollout(spec.config),
                          datetime.now(UTC).isoformat(timespec="seconds"))

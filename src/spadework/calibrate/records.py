@@ -8,8 +8,17 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from spadework.calibrate.climb import Climb
 from spadework.calibrate.stats import PairedScores, RankCorrelation, Separation, rank_correlation, separation
-from spadework.rewards import REFERENCE_BLEND, BlendSettings, DesignerReward, DesignerScore, designer_score
+from spadework.rewards import (
+    REFERENCE_BLEND,
+    BlendSettings,
+    DesignerReward,
+    DesignerScore,
+    designer_score,
+    in_band,
+    mean,
+)
 
 WINDOWLESS = (DesignerReward.REGRET, DesignerReward.REGRET_LCB, DesignerReward.PLATEAU, DesignerReward.BLEND)
 """The designer rewards a calibration can rank: those that need no window of agent updates (its plays
@@ -108,6 +117,8 @@ class EnvResult:
             would pay it no regret, so neither does the calibration (None: they held up).
         calls: in a tool world, the share of replies with a call and with a valid one, over both arms
             and per arm (``rollout.calls.call_metrics``, without the ``rollout/`` prefix); else empty.
+        difficulties: the difficulties its verdict validated (``Verdict.difficulties``).
+        climb: how the difficulty controller moved it before its paired plays; None: no controller.
     """
 
     path: Path
@@ -120,6 +131,14 @@ class EnvResult:
     chance: float = 0.0
     calls: Mapping[str, float] = field(default_factory=dict)
     voided: str | None = None
+    difficulties: int = 1
+    climb: Climb | None = None
+
+    def in_band(self, blend: BlendSettings = REFERENCE_BLEND) -> bool | None:
+        """Whether its paired plays' no-hint win rate lies in the band; None when not played or voided."""
+        if self.scores is None or self.voided is not None:
+            return None
+        return in_band(self.scores.solve_rate(hinted=False), blend)
 
     @property
     def name(self) -> str:
@@ -146,7 +165,9 @@ class EnvResult:
                                 "valid": self.screening.played, "reason": self.reason,
                                 "failed_check": self.failed_check, "scores": None,
                                 "env_errors": self.env_errors, "chance": self.chance,
-                                "calls": dict(self.calls), "voided": self.voided}
+                                "calls": dict(self.calls), "voided": self.voided,
+                                "difficulties": self.difficulties, "in_band": self.in_band(blend),
+                                "climb": None if self.climb is None else self.climb.to_json()}
         if self.scores is None:
             return data
         data.update(scores=self.scores.to_json(), solve_rate_nohint=self.scores.solve_rate(hinted=False),
@@ -222,4 +243,7 @@ class Calibration:
             "leaks_missed": [r.name for r in self.with_screening(Screening.LEAK_MISSED)],
             "rejected": [r.name for r in self.with_screening(Screening.REJECTED)],
             "calls": dict(self.calls),
+            "in_band_share": mean([1.0 if band else 0.0 for r in self.results
+                                   if (band := r.in_band(self.blend)) is not None]),
+            "plays_to_band": [r.climb.plays_to_band for r in self.results if r.climb is not None],
         }

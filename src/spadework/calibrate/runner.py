@@ -11,9 +11,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from spadework.calibrate.climb import climb
 from spadework.calibrate.records import Calibration, EnvResult, Kind, Screening
 from spadework.calibrate.stats import PairedScores
 from spadework.config import RunConfig
+from spadework.difficulty import DifficultySettings
 from spadework.engines import rollout_config, sampling
 from spadework.errors import UsageError
 from spadework.policy.base import Policy
@@ -23,6 +25,7 @@ from spadework.rollout.audit import void_reason
 from spadework.rollout.calls import call_metrics
 from spadework.sandbox import SandboxProtocol
 from spadework.validate import Verdict, read_source, validate
+from spadework.validate.checks import ValidatorConfig
 from spadework.validate.parse import extract_code
 
 BUNDLED_DIR = Path(__file__).resolve().parent / "envs"
@@ -106,12 +109,14 @@ def calibration_rollout(config: RunConfig) -> RolloutConfig:
     return rollout_config(config.agent, sampling(config.agent.sampling, seed=config.run.seed))
 
 
-def screen(file: CalibrationFile, sandbox: SandboxProtocol) -> EnvResult:
-    """Validate one file and read the verdict against its kind (not yet played)."""
-    verdict: Verdict = validate(file.text, sandbox, is_reply=file.is_reply)
+def screen(file: CalibrationFile, sandbox: SandboxProtocol, levels: bool = False) -> EnvResult:
+    """Validate one file (every difficulty it declares, with ``levels``) and read the verdict
+    against its kind (not yet played)."""
+    verdict: Verdict = validate(file.text, sandbox, ValidatorConfig(levels=levels), is_reply=file.is_reply)
     failed = verdict.failure
     return EnvResult(file.path, file.kind, Screening.of(file.kind, verdict.valid), verdict.reason,
-                     failed.name if failed is not None else None, chance=verdict.chance or 0.0)
+                     failed.name if failed is not None else None, chance=verdict.chance or 0.0,
+                     difficulties=verdict.difficulties)
 
 
 def _played(result: EnvResult, episodes: Sequence[Episode], env_id: str, seeds: Sequence[int]) -> EnvResult:
@@ -132,8 +137,12 @@ def calibrate(
     rollout: RolloutConfig,
     seeds: Sequence[int],
     blend: BlendSettings = REFERENCE_BLEND,
+    controller: DifficultySettings | None = None,
+    rounds: int = 0,
 ) -> Calibration:
     """Validate every file, play the valid ones on ``seeds`` in both arms, and collect the results.
+    With a ``controller`` that is on, each valid one first climbs for ``rounds`` rounds
+    (``calibrate.climb``) and its paired plays are at the level it reached.
 
     Args:
         files: what to calibrate with (``load_files``).
@@ -142,6 +151,8 @@ def calibrate(
         rollout: turn cap, context, concurrency and sampling (``calibration_rollout``).
         seeds: the paired seeds, the same in both arms and for every environment.
         blend: the blend's settings the designer rewards are scored with (``[rewards.blend]``).
+        controller: the difficulty controller (``[difficulty]``); None or off: every file at its own.
+        rounds: the controller's rounds of no-hint plays before the paired plays.
 
     Returns:
         The results in file order, the seeds and the sandbox's isolation.
@@ -153,10 +164,16 @@ def calibrate(
     seeds = tuple(dict.fromkeys(int(s) for s in seeds))
     if not seeds:
         raise UsageError("calibration needs at least one paired seed; give --plays 1 or more")
-    screened = [screen(file, sandbox) for file in files]
-    jobs = [PlayJob(str(index), file.code, seed, arm)
-            for index, (file, result) in enumerate(zip(files, screened, strict=True))
-            if result.screening.played for seed in seeds for arm in Arm]
+    on = controller is not None and controller.on
+    screened = [screen(file, sandbox, levels=on) for file in files]
+    played = {str(index): (file.code, result.difficulties)
+              for index, (file, result) in enumerate(zip(files, screened, strict=True))
+              if result.screening.played}
+    climbs = climb(played, policy, sandbox, rollout, controller, rounds, seeds[0], blend) \
+        if on and controller is not None and played else {}
+    screened = [replace(result, climb=climbs.get(str(index))) for index, result in enumerate(screened)]
+    jobs = [PlayJob(key, code, seed, arm, difficulty=climbs[key].standing.level if key in climbs else None)
+            for key, (code, _) in played.items() for seed in seeds for arm in Arm]
     episodes = run_plays(policy, sandbox, jobs, rollout) if jobs else []
     results = tuple(_played(result, episodes, str(index), seeds) if result.screening.played else result
                     for index, result in enumerate(screened))

@@ -34,9 +34,16 @@ class TextEnv:
     counts the turn, and truncates the episode once ``max_turns`` actions were
     played without solving it. After the episode ended, ``step`` only repeats that
     it is over.
+
+    The difficulty knob: set ``difficulties`` to the number of difficulties the game has and read
+    ``self.difficulty`` (1, the easiest, to ``difficulties``) in ``new_episode()``: more values,
+    larger numbers, more steps as it rises. The run sets it before ``reset``, holding each
+    environment where the agent wins some plays and loses others (``spadework.difficulty``).
     """
 
     max_turns: int = 20
+    difficulties: int = 1
+    difficulty: int = 1
 
     def reset(self, seed: int | None = None) -> tuple[str, dict]:
         """Start the episode of ``seed``: a fresh ``rng``, turn 0; returns ``(observation, {})``."""

@@ -12,43 +12,30 @@ solution's calls, the goal) is written here, once.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
 from typing import Any
 
-from spadework.envs.tool_calls import call
+from spadework.envs.declared_tasks import (
+    KINDS,
+    LADDER,
+    Rung,
+    Step,
+    TaskDrawer,
+    changeable,
+    more_keys,
+    possible,
+)
 from spadework.envs.tools import ToolWorld
 
-KINDS = ("update", "transfer", "link")
-"""The kinds of task: set one field of a record found by its key (its key too, to a value no record
-holds); move an amount of a number field from one record to another; add a record to a link
-collection that holds two records' ids."""
+__all__ = ["KINDS", "LADDER", "DeclaredWorld", "Step", "changeable", "declaration_problem", "draw_records",
+           "tolerated"]
+
 MAX_STEPS = 3
 MAX_SIZE = 12
+"""What a designer may declare; the difficulty ladder goes further (``declared_tasks.LADDER``)."""
 SCALARS = (str, int, float, bool)
-DRAWS = 20
-"""Tries to draw a step that touches what no earlier step of the episode touched."""
 TURNS_PER_STEP = 4
 
 Declared = dict[str, dict[str, Any]]
-
-
-@dataclass(frozen=True)
-class Step:
-    """One drawn task of an episode.
-
-    Attributes:
-        kind: one of ``KINDS``.
-        task: its words, as the agent reads them.
-        calls: the calls that do it, in order.
-        touches: the records it names (collection, id) and a key value it gives, so that no two
-            steps of an episode name the same record (a renamed record is no longer found by its
-            old key) or give one key value twice.
-    """
-
-    kind: str
-    task: str
-    calls: tuple[str, ...]
-    touches: frozenset[tuple[Any, ...]]
 
 
 def steps_ok(steps: Any) -> bool:
@@ -68,7 +55,7 @@ def declaration_problem(collections: Any, links: Any, kinds: Any, steps: Any, si
     "collections['books']['title'] has 1 value(s) for 2 records; its first field is the records' key: give \
 it at least 2 different values"
     >>> declaration_problem({"books": {"title": ["Dune", "Emma"]}}, {}, ("sell",), 1, 2)
-    "tasks holds 'sell'; choose from 'update', 'transfer', 'link'"
+    "tasks holds 'sell'; choose from 'update', 'transfer', 'link', 'copy', 'check'"
     """
     if not isinstance(collections, dict) or not collections:
         return ("collections must be a dict of collection name: {field: [values]}, e.g. "
@@ -89,7 +76,7 @@ it at least 2 different values"
             return f"tasks holds {kind!r}; choose from {', '.join(map(repr, KINDS))}"
     if not steps_ok(steps):
         return f"steps (tasks per episode) must be an int from 1 to {MAX_STEPS}, got {steps!r}"
-    if not any(_possible(kind, collections, links, size) for kind in kinds):
+    if not any(possible(kind, collections, links, size) for kind in kinds):
         return ("none of the tasks can be drawn from these collections: 'update' needs a field besides "
                 "the key with two or more values (or a key with more values than records), 'transfer' a "
                 "field of whole numbers, 'link' a links entry")
@@ -183,35 +170,6 @@ def _links_problem(collections: Declared, links: Any) -> str | None:
     return None
 
 
-def _numeric(values: Any) -> bool:
-    return all(isinstance(v, int) and not isinstance(v, bool) for v in values) and max(values) >= 1
-
-
-def _possible(kind: str, collections: Declared, links: dict, size: int) -> bool:
-    if kind == "link":
-        return bool(links)
-    if kind == "transfer":
-        return any(_numeric(list(values)) for values in collections_fields(collections))
-    return bool(changeable(collections, size))
-
-
-def changeable(collections: Declared, size: int) -> list[tuple[str, str]]:
-    """The (collection, field) pairs an ``update`` task may set: a field besides the key with two or
-    more values, or the key itself when it has more values than records (a record renamed to a
-    value no record holds).
-
-    >>> changeable({"items": {"name": ["a", "b", "c"]}, "tags": {"tag": ["x", "y"], "colour": ["r", "g"]}}, 2)
-    [('items', 'name'), ('tags', 'colour')]
-    """
-    pairs = []
-    for name, fields in collections.items():
-        key, *others = fields
-        if len(set(fields[key])) > size:
-            pairs.append((name, key))
-        pairs += [(name, f) for f in others if len(set(fields[f])) >= 2]
-    return pairs
-
-
 def collections_fields(collections: Declared) -> list[Any]:
     """The value lists of every field but the keys, in declaration order."""
     return [values for fields in collections.values() for values in list(fields.values())[1:]]
@@ -248,7 +206,8 @@ class DeclaredWorld(ToolWorld):
       of a record of a collection (a loan holds a book's id and a member's id);
     - ``tasks``: the kinds of task an episode draws from (``KINDS``); ``steps``: tasks per episode
       (1 to 3; each one more set of dependent calls, never two naming the same record); ``size``:
-      records per collection;
+      records per collection; both used when no difficulty is set: a difficulty set by the run
+      picks a rung of ``LADDER`` instead (up to 5 chained tasks on 50 records);
     - ``hint()`` (optional): the default tells how records are found and changed, never the calls.
 
     ``new_episode`` draws everything from ``self.rng``; ``solution()`` is the calls that do the
@@ -262,36 +221,53 @@ class DeclaredWorld(ToolWorld):
     steps: int = 1
     size: int = 4
 
+    difficulties = len(LADDER)
+
+    def rung(self) -> Rung | None:
+        """The ladder's rung when the run set a difficulty (``self.difficulty`` given to this
+        instance, by the controller or ``--difficulty``); None: the declared ``steps`` and ``size``."""
+        if "difficulty" not in vars(self):
+            return None
+        level = self.difficulty if isinstance(self.difficulty, int) else 1
+        return LADDER[min(max(level, 1), len(LADDER)) - 1]
+
     @property
     def max_turns(self) -> int:  # type: ignore[override]
         """Room for one call per turn through every step (a transfer is four calls), and two turns
         more; a subclass may set its own. A bad ``steps`` counts as one here and is named at reset."""
-        return TURNS_PER_STEP * (self.steps if steps_ok(self.steps) else 1) + 2
+        rung = self.rung()
+        steps = rung.steps if rung is not None else self.steps if steps_ok(self.steps) else 1
+        return TURNS_PER_STEP * steps + 2
 
     def new_episode(self) -> str:
         """Draw this seed's records and tasks; returns the task (several: numbered, in order)."""
-        collections, kinds, size, self._slips = tolerated(self.collections, self.tasks, self.size)
-        problem = declaration_problem(collections, self.links, kinds, self.steps, size)
+        rung = self.rung()
+        collections, kinds, size, self._slips = tolerated(self.collections, self.tasks,
+                                                          self.size if rung is None else None)
+        steps = self.steps
+        if rung is not None:
+            steps, size, collections = rung.steps, rung.size, _with_keys(collections, rung.size + 2)
+        # a rung goes past what a designer may declare: its declaration is checked within those bounds
+        shape = (steps, size) if rung is None else (min(steps, MAX_STEPS), min(size, MAX_SIZE))
+        problem = declaration_problem(collections, self.links, kinds, *shape)
         if problem:
             raise ValueError(problem)
         self._collections = collections
         self.records = draw_records(collections, self.links, size, self.rng)
-        self._size = size
-        kinds = [k for k in kinds if _possible(k, collections, self.links, size)]
-        drawn: list[Step] = []
-        for _ in range(self.steps):
-            touched = frozenset().union(*(step.touches for step in drawn))
-            tries = (self._draw(self.rng.choice(kinds)) for _ in range(DRAWS))
-            step = next((s for s in tries if s is not None and not touched & s.touches), None)
-            if step is not None:
-                drawn.append(step)
-        self._drawn = tuple(drawn)
-        if len(drawn) == 1:
-            return drawn[0].task
-        return "Do these in order:\n" + "\n".join(f"{n}. {s.task}" for n, s in enumerate(drawn, start=1))
+        chained = rung is not None and rung.chained
+        drawer = TaskDrawer(collections, self.links, self.records, self.rng, chained)
+        self._drawn = drawer.draw(tuple(kinds), steps)
+        self._packed = rung is not None
+        if len(self._drawn) == 1:
+            return self._drawn[0].task
+        numbered = (f"{n}. {s.task}" for n, s in enumerate(self._drawn, start=1))
+        return "Do these in order:\n" + "\n".join(numbered)
 
     def solution(self) -> list[str]:
-        """The tool calls that do every drawn task, in order."""
+        """The tool calls that do every drawn task, in order: one call an action, or on the ladder each
+        task's finds in one action and its changes in the next (``Step.actions``)."""
+        if self._packed:
+            return [action for step in self._drawn for action in step.actions()]
         return [c for step in self._drawn for c in step.calls]
 
     def slips(self) -> list[str]:
@@ -306,52 +282,19 @@ class DeclaredWorld(ToolWorld):
             text += " A transfer changes two records: one loses the amount, the other gains it."
         if "link" in kinds:
             text += " A link record holds the ids of the two records it links, not their names."
+        if kinds & {"copy", "check"}:
+            text += " Read the value a task depends on with find first, as the tasks before it left it."
         return text
 
-    def _key(self, name: str) -> str:
-        return next(iter(self._collections[name]))
 
-    def _find(self, name: str, item: dict) -> str:
-        return call("find", collection=name, field=self._key(name), value=item[self._key(name)])
-
-    def _named(self, name: str, item: dict) -> str:
-        return f"the {name} record whose {self._key(name)} is {item[self._key(name)]!r}"
-
-    def _draw(self, kind: str) -> Step | None:
-        """One task of ``kind`` on the records (None when the one drawn does not fit)."""
-        return {"update": self._update, "transfer": self._transfer, "link": self._link}[kind]()
-
-    def _update(self) -> Step:
-        name, field = self.rng.choice(changeable(self._collections, self._size))
-        item = self.rng.choice(self._world[name])
-        held = {r[field] for r in self._world[name]} if field == self._key(name) else {item[field]}
-        value = self.rng.choice([v for v in dict.fromkeys(self._collections[name][field]) if v not in held])
-        change = call("update", collection=name, id=item["id"], field=field, value=value)
-        return Step("update", f"Set the {field} of {self._named(name, item)} to {value!r}.",
-                    (self._find(name, item), change), frozenset({(name, item["id"]), (name, field, value)}))
-
-    def _transfer(self) -> Step | None:
-        name, field = self.rng.choice([(c, f) for c, fields in self._collections.items()
-                                       for f in list(fields)[1:] if _numeric(fields[f])])
-        source, target = self.rng.sample(self._world[name], 2)
-        if source[field] < 1:
-            source, target = target, source
-        if source[field] < 1:
-            return None
-        amount = self.rng.randint(1, source[field])
-        calls = (self._find(name, source), self._find(name, target),
-                 call("update", collection=name, id=source["id"], field=field, value=source[field] - amount),
-                 call("update", collection=name, id=target["id"], field=field, value=target[field] + amount))
-        task = f"Move {amount} of the {field} of {self._named(name, source)} to {self._named(name, target)}."
-        touches = frozenset({(name, source["id"]), (name, target["id"])})
-        return Step("transfer", task, calls, touches)
-
-    def _link(self) -> Step:
-        name = self.rng.choice(list(self.links))
-        (first, one), (second, other) = self.links[name].items()
-        a, b = self.rng.choice(self._world[one]), self.rng.choice(self._world[other])
-        task = (f"Add a record to {name} that links {self._named(one, a)} and {self._named(other, b)}: its "
-                f"{first} is the first one's id and its {second} the second one's.")
-        calls = (self._find(one, a), self._find(other, b),
-                 call("create", collection=name, fields={first: a["id"], second: b["id"]}))
-        return Step("link", task, calls, frozenset({(one, a["id"]), (other, b["id"])}))
+def _with_keys(collections: Any, count: int) -> Any:
+    """The collections with each key's values made up to ``count`` (``declared_tasks.more_keys``);
+    a declaration that is not a dict of dicts is left for ``declaration_problem`` to name."""
+    if not isinstance(collections, dict) or not all(isinstance(f, dict) and f for f in collections.values()):
+        return collections
+    made = {}
+    for name, fields in collections.items():
+        key, values = next(iter(fields.items()))
+        keys = more_keys(values, count) if isinstance(values, (list, tuple, range)) and values else values
+        made[name] = {key: keys, **{f: v for f, v in fields.items() if f != key}}
+    return made

@@ -32,7 +32,8 @@ RIGHT_ANSWER = "Correct."
 ANSWER_EARLY = "That answer is right, but the task is not done yet."
 NOTHING_CHANGES = ("solution() changes nothing in the world: the task must need state-changing calls "
                    "(or set self.answer)")
-NOT_STATE = frozenset({"rng", "seed", "turn", "over", "answer", "max_turns", "goal_problem"})
+NOT_STATE = frozenset({"rng", "seed", "turn", "over", "answer", "max_turns", "goal_problem", "difficulty",
+                       "difficulties"})
 """Instance attributes that are bookkeeping, not the world (``state()`` leaves them out)."""
 RESERVED = frozenset({"reset", "step", "apply", "state", "solution", "hint", "new_episode", "goal_reached",
                       "tool_schemas", "prepare_episode", "check_world", "records", *NOT_STATE})

@@ -26,6 +26,8 @@ class ReplayLevel:
         designed_in: the iteration that designed it.
         play: its plays so far: the design's, with every replay's pooled in.
         seeds: the seed of each paired play so far, aligned with ``play``'s scores.
+        difficulty: the level its window's controller left it at, which its replays play (the
+            pooled plays stay at one level); None: its own.
     """
 
     record_id: int
@@ -34,6 +36,7 @@ class ReplayLevel:
     designed_in: int
     play: PlayResult
     seeds: tuple[int, ...]
+    difficulty: int | None = None
 
     @property
     def last_played(self) -> int:
@@ -123,7 +126,7 @@ def replay_levels(records: Iterable[EnvRecord], iteration: int, run_seed: int) -
         if seeds is None:
             continue
         levels.append(ReplayLevel(record.id, record.source, design.design_id, design.iteration, design.play,
-                                  seeds))
+                                  seeds, design.difficulty.level if design.difficulty is not None else None))
     return levels
 
 

@@ -59,7 +59,7 @@ class ReplayPlan:
 
     def jobs(self) -> list[PlayJob]:
         """Both arms of every replayed environment on each of its seeds."""
-        return [PlayJob(self.env_id(level), level.source, seed, arm)
+        return [PlayJob(self.env_id(level), level.source, seed, arm, difficulty=level.difficulty)
                 for level, seeds in zip(self.levels, self.seeds, strict=True)
                 for seed in seeds for arm in Arm]
 

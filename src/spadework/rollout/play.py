@@ -62,7 +62,7 @@ class EnvOpener(Protocol):
     """What ``run_plays`` needs of a sandbox: ``Sandbox`` and the ``InProcessSandbox`` fake have it."""
 
     def open(self, source: str) -> Any:
-        """An environment handle for ``source``."""
+        """An environment handle for ``source`` (with ``difficulty=`` too, for a job that sets one)."""
 
 
 def transcript_tokens(messages: Sequence[Message], count_tokens: TokenCounter = estimate_tokens) -> int:
@@ -208,6 +208,7 @@ class _Play:
             completion_tokens=self.completion_tokens, seconds=self.seconds,
             end=self.end or EndReason.ENV_ERROR, tools=tuple(self.sent_tools or ()), check=self.check,
             tool_replies=self.tool_replies, calls=self.calls, valid_calls=self.valid_calls,
+            difficulty=self.job.difficulty,
         )
 
 
@@ -216,7 +217,9 @@ def _start(play: _Play, sandbox: EnvOpener, config: RolloutConfig) -> None:
     ends the play. Audited (``config.audit``), both arms read the hint and the solution alike."""
     play.form = play.job.form or form_of_source(play.job.source)
     try:
-        play.env = sandbox.open(play.job.source)
+        difficulty = play.job.difficulty
+        play.env = sandbox.open(play.job.source) if difficulty is None else \
+            sandbox.open(play.job.source, difficulty=difficulty)  # type: ignore[call-arg]
         if config.audit:
             reset, play.check = read_opening(play.env, play.job.seed)
         else:

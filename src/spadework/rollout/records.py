@@ -42,6 +42,8 @@ class PlayJob:
         seed: passed to ``reset``; the two arms of one environment use the same seeds.
         arm: with or without the hint.
         form: the agent's instructions; None: read from the source (``form_of_source``).
+        difficulty: the difficulty the environment is opened at (``spadework.difficulty``); None:
+            its own.
     """
 
     env_id: str
@@ -49,18 +51,19 @@ class PlayJob:
     seed: int
     arm: Arm
     form: AgentForm | None = None
+    difficulty: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The job as JSON (``from_json`` reads it back)."""
         return {"env_id": self.env_id, "source": self.source, "seed": self.seed, "arm": self.arm.value,
-                "form": None if self.form is None else self.form.value}
+                "form": None if self.form is None else self.form.value, "difficulty": self.difficulty}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> PlayJob:
         """The job written by ``to_json``."""
         form = data.get("form")
         return cls(data["env_id"], data["source"], int(data["seed"]), Arm(data["arm"]),
-                   None if form is None else AgentForm(form))
+                   None if form is None else AgentForm(form), data.get("difficulty"))
 
 
 @dataclass(frozen=True)
@@ -94,6 +97,7 @@ class Episode:
         calls: in a tool world, replies that held a call that reads (``rollout.calls.ReplyShape``).
         valid_calls: of those, replies whose every call names a listed tool with the arguments it
             takes.
+        difficulty: from the job (None: the environment's own).
     """
 
     env_id: str
@@ -115,6 +119,7 @@ class Episode:
     tool_replies: int = 0
     calls: int = 0
     valid_calls: int = 0
+    difficulty: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The episode as JSON (``from_json`` reads it back)."""

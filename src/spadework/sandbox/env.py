@@ -23,6 +23,8 @@ class EnvHandle(Protocol):
     isolation: Isolation
     class_name: str
     max_turns: Any
+    difficulties: int
+    """How many difficulties the environment declares (1: none to choose)."""
     tolerances: list[str]
 
     def reset(self, seed: int | None = None) -> Any:
@@ -55,8 +57,8 @@ class SandboxProtocol(Protocol):
     def isolation(self) -> Isolation:
         """How environments are isolated."""
 
-    def open(self, source: str) -> EnvHandle:
-        """A loaded environment of ``source``."""
+    def open(self, source: str, difficulty: int | None = None) -> EnvHandle:
+        """A loaded environment of ``source``, at ``difficulty`` (None: the environment's own)."""
 
     def check(self, code: Any, timeout_s: float | None = None) -> Any:
         """The verdict of a program's trusted tests on its function (a ``ProgramRun``)."""
@@ -85,13 +87,14 @@ def raised(call: str, error: dict[str, str]) -> EnvRaised:
 class SandboxedEnv:
     """An environment living in its own worker process. Use as a context manager."""
 
-    def __init__(self, worker: WorkerProcess, source: str):
+    def __init__(self, worker: WorkerProcess, source: str, difficulty: int | None = None):
         self.worker = worker
         self.isolation = worker.isolation
         self.tolerances: list[str] = []
-        info = self._call({"op": Op.LOAD, "source": source}, "load")
+        info = self._call({"op": Op.LOAD, "source": source, "difficulty": difficulty}, "load")
         self.class_name = info["class_name"]
         self.max_turns = info["max_turns"]
+        self.difficulties = int(info.get("difficulties", 1))
 
     def _call(self, message: dict[str, Any], what: str) -> Any:
         timeout = self.worker.config.load_timeout_s if what == "load" else \
@@ -190,17 +193,18 @@ class InProcessEnv(ForwardingEnv):
 
     isolation = Isolation.NONE
 
-    def __init__(self, source: str, config: SandboxConfig | None = None):
+    def __init__(self, source: str, config: SandboxConfig | None = None, difficulty: int | None = None):
         config = config or SandboxConfig()
         try:
             self.adapter: EnvAdapter = load(source, config.default_max_turns,
-                                            docstring_hint=config.docstring_hint)
+                                            docstring_hint=config.docstring_hint, difficulty=difficulty)
         except LoadError as exc:
             raise EnvRaised(str(exc)) from None
         except Exception as exc:  # noqa: BLE001 - the module body raised
             raise raised("load", describe_exception(exc)) from None
         self.class_name = self.adapter.class_name
         self.max_turns = self.adapter.max_turns
+        self.difficulties = self.adapter.difficulties
         self.tolerances = self.adapter.tolerances
 
     def _call(self, what: str, *args: Any) -> Any:

@@ -19,9 +19,10 @@ from spadework.errors import SandboxError
 from spadework.sandbox.config import Isolation, SandboxConfig
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
-RUNTIME_FILES = ("pysyntax.py", "envs/base.py", "envs/contract.py", "envs/declared.py", "envs/tool_calls.py",
-                 "envs/tool_records.py", "envs/tool_schema.py", "envs/tools.py", "sandbox/draws.py",
-                 "sandbox/loader.py", "sandbox/plain.py", "sandbox/protocol.py", "sandbox/worker.py")
+RUNTIME_FILES = ("pysyntax.py", "envs/base.py", "envs/contract.py", "envs/declared.py",
+                 "envs/declared_tasks.py", "envs/tool_calls.py", "envs/tool_records.py",
+                 "envs/tool_schema.py", "envs/tools.py", "sandbox/draws.py", "sandbox/loader.py",
+                 "sandbox/plain.py", "sandbox/protocol.py", "sandbox/worker.py")
 """Modules copied into the sandbox. Each uses the standard library only."""
 
 RUNTIME_INITS = {

@@ -103,7 +103,8 @@ def missing_imports(tree: ast.Module) -> dict[str, str]:
 
 
 BASE_PACKAGE = "spadework.envs"
-BASE_MODULES = frozenset({"spadework.envs.base", "spadework.envs.tools", "spadework.envs.declared"})
+BASE_MODULES = frozenset({"spadework.envs.base", "spadework.envs.tools", "spadework.envs.declared",
+                          "spadework.envs.declared_tasks"})
 """The submodules that hold the base classes (importing them from there is right too)."""
 RELOCATABLE_NAMES = BASE_CLASS_NAMES | {"tool"}
 """Names a misplaced import may bring in: the base classes and the ``tool`` mark."""
@@ -130,13 +131,14 @@ def misplaced_base_imports(tree: ast.Module) -> list[ast.ImportFrom]:
 
 
 def load(source: str, default_max_turns: int = DEFAULT_MAX_TURNS, *,
-         docstring_hint: bool = True) -> EnvAdapter:
+         docstring_hint: bool = True, difficulty: int | None = None) -> EnvAdapter:
     """Execute ``source`` as a module and instantiate its environment class (``docstring_hint``: a
-    ``hint()`` that is only a docstring gives the docstring, see ``EnvAdapter.hint``).
+    ``hint()`` that is only a docstring gives the docstring, see ``EnvAdapter.hint``), set to
+    ``difficulty`` when given (None: the class's own).
 
     Raises:
-        LoadError: the source has no usable environment class. Exceptions raised by
-            the module body or the constructor propagate unchanged.
+        LoadError: the source has no usable environment class, or ``difficulty`` is not one it
+            declares. Exceptions raised by the module body or the constructor propagate unchanged.
     """
     source, joined = pysyntax.join_continued_strings(source)
     try:
@@ -173,9 +175,14 @@ def load(source: str, default_max_turns: int = DEFAULT_MAX_TURNS, *,
         inspect.signature(cls).bind()
     except TypeError:
         raise LoadError(f"{names[0]}() must be constructible without arguments") from None
-    return EnvAdapter(cls(), names[0], default_max_turns, tolerances, docstring_hint=docstring_hint)
+    adapter = EnvAdapter(cls(), names[0], default_max_turns, tolerances, docstring_hint=docstring_hint)
+    if difficulty is not None:
+        adapter.set_difficulty(difficulty)
+    return adapter
 
 
+MAX_DIFFICULTIES = 10
+"""The most difficulties an environment may declare."""
 REBASED = "__spadework_TextEnv__"
 """The name a game written in the answer form gets its ``TextEnv`` base by (no clash with the module's)."""
 
@@ -251,6 +258,7 @@ class EnvAdapter:
         if getattr(env, "max_turns", None) is None:
             env.max_turns = default_max_turns
             self._tolerate(f"max_turns is missing; used the default of {default_max_turns}")
+        self.difficulties = self._difficulties_of(env)
         self._reset_mode = self._reset_mode_of(env)
         self._overrides_base_reset = isinstance(env, TextEnv) and \
             type(env).reset not in (TextEnv.reset, ToolEnv.reset)
@@ -263,6 +271,27 @@ class EnvAdapter:
     def _tolerate(self, what: str) -> None:
         if what not in self.tolerances:
             self.tolerances.append(what)
+
+    def _difficulties_of(self, env: Any) -> int:
+        """How many difficulties the environment declares (``difficulties``; 1: none to choose)."""
+        declared = getattr(env, "difficulties", 1)
+        if isinstance(declared, int) and not isinstance(declared, bool) and 1 <= declared <= MAX_DIFFICULTIES:
+            return declared
+        self._tolerate(f"difficulties is {str(declared)[:40]}, not an int from 1 to {MAX_DIFFICULTIES}; "
+                       "played it at its own difficulty alone")
+        return 1
+
+    def set_difficulty(self, difficulty: int) -> None:
+        """Play every later episode at ``difficulty`` (``self.difficulty`` of the instance).
+
+        Raises:
+            LoadError: the environment declares no such difficulty.
+        """
+        if isinstance(difficulty, bool) or not isinstance(difficulty, int) or \
+                not 1 <= difficulty <= self.difficulties:
+            raise LoadError(f"difficulty {difficulty!r} is not one {self.class_name} declares (1 to "
+                            f"{self.difficulties})")
+        self.env.difficulty = difficulty
 
     def _reset_mode_of(self, env: Any) -> str:
         try:

@@ -75,15 +75,15 @@ class Sandbox:
             worker = WorkerProcess(self.config, self.isolation)
         return worker
 
-    def open(self, source: str) -> SandboxedEnv:
-        """Load ``source`` in a worker of its own.
+    def open(self, source: str, difficulty: int | None = None) -> SandboxedEnv:
+        """Load ``source`` in a worker of its own, at ``difficulty`` (None: the environment's own).
 
         Raises:
             EnvError: the source failed to load (the worker is already gone).
         """
         worker = self.worker()
         try:
-            return SandboxedEnv(worker, source)
+            return SandboxedEnv(worker, source, difficulty)
         except EnvError:
             worker.kill()
             raise
@@ -125,9 +125,9 @@ class InProcessSandbox:
     def __init__(self, config: SandboxConfig | None = None):
         self.config = config or SandboxConfig()
 
-    def open(self, source: str) -> InProcessEnv:
-        """The environment of ``source``, run in this process."""
-        return InProcessEnv(source, self.config)
+    def open(self, source: str, difficulty: int | None = None) -> InProcessEnv:
+        """The environment of ``source`` at ``difficulty``, run in this process."""
+        return InProcessEnv(source, self.config, difficulty)
 
     def check(self, code: TestedCode, timeout_s: float | None = None) -> ProgramRun:
         """The verdict in this process: no limit, no timeout (trusted code only)."""

@@ -35,10 +35,11 @@ class _EnvHost:
         self.sandbox = Sandbox(config)
         self.env: Any = None
 
-    def load(self, source: str) -> dict[str, Any]:
-        self.env = self.sandbox.open(source)
+    def load(self, source: str, difficulty: int | None = None) -> dict[str, Any]:
+        self.env = self.sandbox.open(source, difficulty)
         return {"isolation": self.env.isolation, "class_name": self.env.class_name,
-                "max_turns": self.env.max_turns, "tolerances": list(self.env.tolerances)}
+                "max_turns": self.env.max_turns, "difficulties": self.env.difficulties,
+                "tolerances": list(self.env.tolerances)}
 
     def call(self, name: str, *args: Any) -> tuple[Any, list[str]]:
         return getattr(self.env, name)(*args), list(self.env.tolerances)
@@ -56,12 +57,13 @@ class RayEnv(ForwardingEnv):
     callers (and the designer's repair prompts) see what they see locally.
     """
 
-    def __init__(self, ray: Any, actor: Any, source: str):
+    def __init__(self, ray: Any, actor: Any, source: str, difficulty: int | None = None):
         self._ray, self._actor = ray, actor
-        info = self._get(actor.load.remote(source))
+        info = self._get(actor.load.remote(source, difficulty))
         self.isolation = info["isolation"]
         self.class_name = info["class_name"]
         self.max_turns = info["max_turns"]
+        self.difficulties = info["difficulties"]
         self.tolerances: list[str] = info["tolerances"]
 
     def _get(self, ref: Any) -> Any:
@@ -117,11 +119,11 @@ class RaySandbox:
 
         return choose_isolation(self.config.isolation)
 
-    def open(self, source: str) -> RayEnv:
-        """Load ``source`` in a new actor. Raises ``EnvError`` as ``Sandbox.open`` does."""
+    def open(self, source: str, difficulty: int | None = None) -> RayEnv:
+        """Load ``source`` (at ``difficulty``) in a new actor; raises ``EnvError`` as ``Sandbox.open``."""
         actor = self._host.remote(self.config)
         try:
-            return RayEnv(self.ray, actor, source)
+            return RayEnv(self.ray, actor, source, difficulty)
         except BaseException:
             self.ray.kill(actor)
             raise

@@ -131,8 +131,9 @@ class Worker:
             return getattr(self, op.value)(request)
         if op is Op.LOAD:
             self.env = self.load(request["source"], self.default_max_turns,
-                                 docstring_hint=self.docstring_hint)
-            return {"class_name": self.env.class_name, "max_turns": self.env.max_turns}
+                                 docstring_hint=self.docstring_hint, difficulty=request.get("difficulty"))
+            return {"class_name": self.env.class_name, "max_turns": self.env.max_turns,
+                    "difficulties": self.env.difficulties}
         if self.env is None:
             raise RuntimeError("no environment loaded")
         if op is Op.RESET:

@@ -82,7 +82,9 @@ def check_static(ctx: CheckContext) -> None:
 def check_load(ctx: CheckContext) -> None:
     """The module runs and the class can be built, inside the sandbox."""
     try:
-        ctx.env = ctx.sandbox.open(ctx.code or "")
+        code = ctx.code or ""
+        ctx.env = ctx.sandbox.open(code) if ctx.difficulty is None else \
+            ctx.sandbox.open(code, difficulty=ctx.difficulty)
     except EnvError as exc:
         raise CheckFailed(f"loading failed: {exc}") from None
     ctx.class_name = ctx.env.class_name

@@ -45,6 +45,9 @@ class ValidatorConfig:
             ``designer.second_solver``; the check is ``validate.second_solver``).
         max_chance: ``not_guessable`` refuses a design whose blind guesser (``Verdict.chance``) wins
             more than this share of the compared seeds (``designer.max_chance``); None: off.
+        levels: validate every difficulty the environment declares, from 1, and keep those that
+            pass and are each harder than the one below (``validate.levels``; on with a
+            difficulty controller); off: the environment at its own difficulty only.
     """
 
     seeds: tuple[int, ...] = (0, 1, 2)
@@ -53,6 +56,7 @@ class ValidatorConfig:
     turn_budget: int | None = None
     second_solver: bool = False
     max_chance: float | None = None
+    levels: bool = False
 
     def __post_init__(self) -> None:
         if len(set(self.seeds)) < 2:
@@ -113,6 +117,10 @@ class CheckContext:
     env: EnvHandle | None = None
     episodes: dict[int, Episode] = field(default_factory=dict)
     chance: float | None = None
+    difficulty: int | None = None
+    """The difficulty the environment is opened at; None: its own."""
+    declared: int = 1
+    """The difficulties the loaded environment declares (read when its worker closes)."""
 
     @property
     def tool_world(self) -> bool:

@@ -9,6 +9,7 @@ from pathlib import Path
 from spadework.errors import CheckFailed, CheckOff, EnvError, UsageError
 from spadework.sandbox import SandboxProtocol
 from spadework.validate.checks import CHECKS, Check, CheckContext, ValidatorConfig
+from spadework.validate.levels import climb
 from spadework.validate.parse import ReplyCode
 from spadework.validate.verdict import CheckResult, Outcome, Verdict
 
@@ -58,8 +59,22 @@ def validate(
     if extracted is not None and not is_reply:
         raise ValueError("validate: `extracted` is a reply's code block; pass is_reply=True with it, "
                          "or leave it out for a module")
+    config = config or ValidatorConfig()
+    first, ctx = _validate_at(CheckContext(text, sandbox, config, is_reply=is_reply, extracted=extracted,
+                                           difficulty=1 if config.levels else None), checks)
+    if not config.levels:
+        return first
+
+    def at(level: int) -> tuple[Verdict, CheckContext]:
+        return _validate_at(CheckContext(ctx.code or "", sandbox, config, difficulty=level), checks)
+
+    return climb(first, ctx, ctx.declared, at)
+
+
+def _validate_at(ctx: CheckContext, checks: Sequence[Check]) -> tuple[Verdict, CheckContext]:
+    """The checks in order on ``ctx``'s environment (the rest skipped after a failure), its worker
+    closed; the verdict and the context they filled."""
     start = time.perf_counter()
-    ctx = CheckContext(text, sandbox, config or ValidatorConfig(), is_reply=is_reply, extracted=extracted)
     results: list[CheckResult] = []
     failed: CheckResult | None = None
     try:
@@ -72,17 +87,19 @@ def validate(
             failed = None if results[-1].ok else results[-1]
     finally:
         if ctx.env is not None:
+            ctx.declared = getattr(ctx.env, "difficulties", 1)
             ctx.env.close()
     first = ctx.episodes.get(ctx.config.seeds[0])
-    return Verdict(
+    verdict = Verdict(
         checks=tuple(results),
-        isolation=sandbox.isolation.value,
+        isolation=ctx.sandbox.isolation.value,
         tolerances=tuple(ctx.env.tolerances) if ctx.env is not None else (),
         class_name=ctx.class_name,
         hint=first.hint if first is not None else None,
         seconds=time.perf_counter() - start,
         chance=ctx.chance if failed is None else None,
     )
+    return verdict, ctx
 
 
 def read_source(path: Path) -> tuple[str, bool]:

@@ -77,6 +77,10 @@ class Verdict:
         chance: the share of episodes a blind guess wins: the most common solution of the compared
             seeds played on every other one (``checks.blind_share``); None when not measured (an
             invalid environment). The designer's plateau pays only the win rate above it.
+        difficulties: the difficulties the controller may play it at, 1 to this: each passed every
+            check and is harder than the one below (``validate.levels``); 1 when it declares none
+            or they were not validated.
+        ladder: why the difficulties stop below what the environment declares, or None.
     """
 
     checks: tuple[CheckResult, ...]
@@ -87,6 +91,8 @@ class Verdict:
     seconds: float = 0.0
     extra: dict[str, Any] = field(default_factory=dict)
     chance: float | None = None
+    difficulties: int = 1
+    ladder: str | None = None
 
     @property
     def valid(self) -> bool:
@@ -116,6 +122,8 @@ class Verdict:
             "seconds": round(self.seconds, 6),
             "extra": self.extra,
             "chance": self.chance,
+            "difficulties": self.difficulties,
+            "ladder": self.ladder,
         }
 
     @classmethod
@@ -130,6 +138,8 @@ class Verdict:
             seconds=float(data.get("seconds", 0.0)),
             extra=dict(data.get("extra", {})),
             chance=data.get("chance"),
+            difficulties=int(data.get("difficulties", 1)),
+            ladder=data.get("ladder"),
         )
 
     def dumps(self) -> str:
