@@ -208,3 +208,14 @@ def test_each_prompt_example_is_valid_and_keeps_everything_in_its_class(form, im
     assert verdict.valid, verdict.reason
     top_level = [line for line in code.splitlines() if line and not line[0].isspace()]
     assert top_level == [f"from spadework.envs import {imported}", f"class {declared}:"]
+
+
+def test_the_answer_example_shows_the_difficulty_knob_and_each_of_its_levels_is_kept():
+    from spadework.sandbox import InProcessSandbox
+    from spadework.validate import validate
+    from spadework.validate.checks import ValidatorConfig
+
+    code = default_example(DesignForm.ANSWER)
+    assert "difficulties = 3" in code and "self.difficulty" in code
+    verdict = validate(code, InProcessSandbox(), ValidatorConfig(levels=True))
+    assert verdict.valid and verdict.difficulties == 3, verdict.ladder

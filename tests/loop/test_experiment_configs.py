@@ -65,7 +65,7 @@ def test_the_coevolution_experiment_runs_windows_with_both_roles_trained(tmp_pat
         "eval.every": 2, "eval.seeds": 1, "learn.model": "tiny", "learn.min_tokens": 0,
         "learn.max_sample_tokens": 60_000,  # the tiny learner's tokens are bytes: a design prompt is many
         "learn.init_adapter": "",  # the config's start is the 1.5B's adapter; the tiny learner's is fresh
-        "sandbox.pool_size": 2, "diversity.embedder": "hashing"})
+        "sandbox.pool_size": 2, "diversity.embedder": "hashing", "difficulty.controller": "sliding"})
     assert not config.sandbox.docstring_hint  # the arms keep the validator they began with
     summary = run(config, tmp_path / "run")
     trained = [m["iteration"] for m in summary.metrics if m["learn/samples"] > 0 and not m["learn/skipped"]]
@@ -75,6 +75,7 @@ def test_the_coevolution_experiment_runs_windows_with_both_roles_trained(tmp_pat
     closing = [m for m in summary.metrics if "reward/blend_mean" in m]
     assert [m["iteration"] for m in closing] == [1, 3]  # a window closes every second iteration
     assert all("reward/in_band_share" in m and m["learn/designer_samples"] > 0 for m in closing)
+    assert all("difficulty/level_mean" in m for m in summary.metrics)  # the rerun's switch, on
     opening = [m for m in summary.metrics if "design/valid_rate" in m]
     assert [m["iteration"] for m in opening] == [0, 2]
     assert all("design/valid_rate/answer" in m and "design/valid_rate/records" in m for m in opening)

@@ -209,6 +209,10 @@ def scores_html(design: DesignResult | None) -> str:
         note += f'<p class="bad">voided: {esc(play.voided[:1000])}</p>'
     if design is not None and design.skill:
         note += f"<p>skill: {esc(design.skill)}</p>"
+    if design is not None and design.difficulty is not None:
+        held = design.difficulty
+        note += (f"<p>difficulty: level {held.level} of {held.top} (played at "
+                 f"{' → '.join(map(str, held.path))}; {held.plays} no-hint plays)</p>")
     return table(["arm", "scores on the paired seeds", "solved"], rows) + note + score_html(design)
 
 
