@@ -85,13 +85,13 @@ def more_keys(values: Any, count: int) -> list[Any]:
     """A key's distinct values, made up to ``count`` when fewer were declared: words numbered
     after the declared ones, numbers after the largest (a ladder's 50 records need 50 keys).
 
-    >>> more_keys(["Dune", "Emma"], 5), more_keys([3, 7, 7], 4)
-    (['Dune', 'Emma', 'Dune 2', 'Emma 2', 'Dune 3'], [3, 7, 8, 9])
+    >>> more_keys(["Dune", "Emma"], 5), more_keys([3, 7, 7], 4), more_keys([0.5, 0.75], 3)
+    (['Dune', 'Emma', 'Dune 2', 'Emma 2', 'Dune 3'], [3, 7, 8, 9], [0.5, 0.75, 1.75])
     """
     keys = list(dict.fromkeys(values))
     start, n = len(keys), 2
     while len(keys) < count:
-        if all(isinstance(v, int) and not isinstance(v, bool) for v in keys):
+        if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in keys):
             keys.append(max(keys) + 1)
             continue
         for value in keys[:start]:
@@ -152,7 +152,7 @@ class TaskDrawer:
     def __init__(self, collections: Declared, links: dict, records: dict[str, list], rng: random.Random,
                  chained: bool):
         self.collections, self.links, self.rng, self.chained = collections, links, rng, chained
-        self.world = copy.deepcopy(records)
+        self.records, self.world = records, copy.deepcopy(records)
         self.size = min((len(records[name]) for name in collections), default=0)
         self.focus: tuple[str, int] | None = None
 
@@ -166,25 +166,39 @@ class TaskDrawer:
         for _ in range(count):
             touched = frozenset() if self.chained else frozenset().union(*(s.touches for s in drawn))
             tries = (self._draw(self.rng.choice(kinds)) for _ in range(DRAWS))
-            step = next((s for s in tries if s is not None and not touched & s.touches), None)
+            step = next((s for s in tries
+                         if s is not None and not touched & s.touches and self._changes(s)), None)
             if step is None:
                 continue
             if self.chained:  # unchained, the tasks touch nothing in common: the records as drawn serve
-                for line in step.calls[step.reads:]:
-                    self._play(line)
                 named = sorted(t for t in step.touches if len(t) == 2)
                 self.focus = self.rng.choice(named) if named else None
             drawn.append(step)
         return tuple(drawn)
 
-    def _play(self, line: str) -> None:
-        """Make a drawn change on the working copy, as the world's tools will make it."""
-        [made] = parse_calls(line)
-        args = made.arguments
-        if made.name == "create":
-            tool_records.create(self.world, args["collection"], args["fields"])
-        else:
-            tool_records.update(self.world, args["collection"], args["id"], args["field"], args["value"])
+    def _changes(self, step: Step) -> bool:
+        """On a chained rung, play the step's changes on the working copy, as the world's tools will:
+        kept when they succeed and leave the world unlike the records as drawn (a task that undoes the
+        ones before would leave nothing to do); else the copy stays as it was."""
+        if not self.chained:
+            return True
+        before = copy.deepcopy(self.world)
+        try:
+            for line in step.calls[step.reads:]:
+                [made] = parse_calls(line)
+                args = made.arguments
+                if made.name == "create":
+                    tool_records.create(self.world, args["collection"], args["fields"])
+                else:
+                    tool_records.update(self.world, args["collection"], args["id"], args["field"],
+                                        args["value"])
+        except ValueError:  # a declared value the field cannot hold (a whole-number field given 4.5)
+            self.world = before
+            return False
+        if self.world == self.records:
+            self.world = before
+            return False
+        return True
 
     def _draw(self, kind: str) -> Step | None:
         return {"update": self._update, "transfer": self._transfer, "link": self._link, "copy": self._copy,
