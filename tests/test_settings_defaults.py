@@ -29,6 +29,7 @@ OWNED = {
     "sandbox": ("spadework.sandbox.settings", "SandboxSection"),
     "learn": ("spadework.learn.settings", "LearnSection"),
     "replay": ("spadework.replay.settings", "ReplaySettings"),
+    "difficulty": ("spadework.difficulty.settings", "DifficultySettings"),
     "diversity": ("spadework.diversity.settings", "DiversitySettings"),
     "tracking": ("spadework.tracking.settings", "TrackingSettings"),
 }
