@@ -57,7 +57,8 @@ def rows(fixed: dict, controlled: dict) -> list[dict]:
             continue
         climb = other.get("climb") or {}
         standing = climb.get("standing") or {}
-        found.append({"name": env["name"], "fixed_rate": env["solve_rate_nohint"], "fixed_in_band": env["in_band"],
+        found.append({"name": env["name"], "fixed_rate": env["solve_rate_nohint"],
+                      "fixed_in_band": env["in_band"],
                       "levels": standing.get("path", []), "top": other.get("difficulties", 1),
                       "rounds": climb.get("rates", []), "plays_to_band": climb.get("plays_to_band"),
                       "rate": other["solve_rate_nohint"], "in_band": other["in_band"]})

@@ -21,7 +21,7 @@ from spadework.policy.base import Completion, Conversation, Sampling
 from spadework.policy.scripted import agent_view
 
 ENV_KEYS = {"name", "path", "kind", "expected", "screening", "valid", "reason", "failed_check", "scores",
-            "env_errors", "chance", "calls", "voided"}
+            "env_errors", "chance", "calls", "voided", "difficulties", "in_band", "climb"}
 PLAYED_KEYS = ENV_KEYS | {"solve_rate_nohint", "solve_rate_hint", "regret", "regret_low", "regret_high",
                           "estimate", "designer_score"}
 SEEDS = (10_000, 10_001, 10_002, 10_003)
@@ -166,7 +166,8 @@ def test_the_command_on_the_bundled_set_with_the_scripted_policy(tmp_path, capsy
             assert len(env["scores"]["hint"]) == len(env["scores"]["nohint"]) == 2
     summary = report["summary"]
     assert set(summary) == {"ranked", "spearman", "rewards", "separation", "leaks_caught", "leaks_missed",
-                            "rejected", "calls"}
+                            "rejected", "calls", "in_band_share", "plays_to_band"}
+    assert summary["plays_to_band"] == []  # no controller: nothing climbed
     assert set(summary["rewards"]) == {"regret", "regret_lcb", "plateau", "blend"}
     assert summary["ranked"] == 9 and summary["rejected"] == [] and summary["leaks_missed"] == []
     assert set(summary["separation"]) == {"reached", "k", "plays", "text", "frontier", "easy"}

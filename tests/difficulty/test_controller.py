@@ -7,13 +7,13 @@ from __future__ import annotations
 import json
 
 import pytest
+from tests.rollout.rollout_fakes import ScriptedFakePolicy
 
 from spadework.difficulty import DifficultySettings, Standing, moved
 from spadework.outcomes import Payment
 from spadework.rollout import Arm, PlayJob, RolloutConfig, run_plays
 from spadework.sandbox import InProcessSandbox
 from spadework.window import Window, WindowDesign, difficulty_metrics
-from tests.rollout.rollout_fakes import ScriptedFakePolicy
 
 LADDER_ENV = '''
 from spadework.envs import TextEnv

@@ -11,7 +11,8 @@ from spadework.report.environments import scores_html
 
 def test_an_environments_details_say_its_level_and_the_path_it_took():
     play = PlayResult("Do it.", (1.0, 0.0), (1.0, 1.0), 0.5, 1.0, 0.5)
-    design = DesignResult(0, "i0-d0", 1, None, None, True, play=play, difficulty=Standing(3, 5, (), (1, 2, 3), 12))
+    held = Standing(3, 5, (), (1, 2, 3), 12)
+    design = DesignResult(0, "i0-d0", 1, None, None, True, play=play, difficulty=held)
     html = scores_html(design)
     assert "difficulty: level 3 of 5 (played at 1 → 2 → 3; 12 no-hint plays)" in html
     assert "difficulty:" not in scores_html(DesignResult(0, "i0-d0", 1, None, None, True, play=play))

@@ -33,7 +33,8 @@ def test_a_run_with_the_controller_plays_at_levels_archives_them_and_resumes(tmp
     played = [e for e in episodes(run_dir, 0) if e["env_id"].startswith("i0-")]
     assert played and all(e["difficulty"] == 1 for e in played)
     with Archive.open(run_dir, create=False) as archive:
-        finals = [d for r in archive.records(valid=True) if (d := DesignResult.from_metrics(r.metrics)) and d.final]
+        finals = [d for r in archive.records(valid=True)
+                  if (d := DesignResult.from_metrics(r.metrics)) and d.final]
     assert finals and all(d.difficulty is not None and d.difficulty.plays == 4 for d in finals)
     levels = {d.design_id: d.difficulty.level for d in finals}
     second = {e["env_id"]: e["difficulty"] for e in episodes(run_dir, 1) if e["env_id"].startswith("i0-")}

@@ -121,7 +121,8 @@ def test_a_level_that_turns_guessable_or_breaks_is_left_out_and_level_one_stays_
     constant = COUNTING.replace("        self.answer = sum(values)\n",
                                 "        self.answer = sum(values) if self.difficulty == 1 else 7\n"
                                 "        values = values if self.difficulty == 1 else [3, 4]\n")
-    broken = COUNTING.replace("        count, top =", "        assert self.difficulty < 3\n        count, top =")
+    broken = COUNTING.replace("        count, top =",
+                              "        assert self.difficulty < 3\n        count, top =")
     for source, stop in ((constant, 2), (broken, 3)):
         verdict = validate(source, InProcessSandbox(), ValidatorConfig(levels=True))
         assert verdict.valid and verdict.difficulties == stop - 1, verdict.ladder
