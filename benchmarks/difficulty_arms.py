@@ -12,6 +12,7 @@ played at each design's own difficulty, one after the controller's rounds).
         --set difficulty.lower_at=0.25 --out results/difficulty/full-records-controller.json
     python benchmarks/difficulty_arms.py compare results/difficulty/full-records-fixed.json \\
         results/difficulty/full-records-controller.json
+    python benchmarks/difficulty_arms.py ladders runs/difficulty/all --turns 12  # no model: levels kept
 
 The in-band share is read as the loop reads it: the no-hint win rate of the paired plays within the
 blend's band (``rewards.in_band``); the plays to the band are the controller's rounds until one lay
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import time
 from pathlib import Path
 
 from spadework.archive import Archive, DesignResult, content_hash
@@ -45,6 +47,31 @@ def export(runs: list[Path], form: str | None, out: Path) -> int:
                 seen.add(digest)
                 (out / f"{run.name}-{design.design_id}.py").write_text(record.source, encoding="utf-8")
     return len(seen)
+
+
+def ladders(folder: Path, turns: int) -> None:
+    """Each file validated at every level it declares in the real sandbox (the agent's ``turns``),
+    then how many kept how many levels, by form."""
+    from collections import Counter
+
+    from spadework.sandbox import Sandbox
+    from spadework.validate import validate
+    from spadework.validate.checks import ValidatorConfig
+
+    kept: Counter[tuple[str, int]] = Counter()
+    with Sandbox() as sandbox:
+        for path in sorted(folder.glob("*.py")):
+            source = path.read_text(encoding="utf-8")
+            form = next((name for name, mark in FORMS.items() if mark in source), "other")
+            start = time.perf_counter()
+            verdict = validate(source, sandbox, ValidatorConfig(levels=True, turn_budget=turns))
+            seconds = time.perf_counter() - start
+            kept[(form, verdict.difficulties if verdict.valid else 0)] += 1
+            print(f"{path.name}\t{form}\t{verdict.reason[:60] if not verdict.valid else 'valid'}\t"
+                  f"{verdict.difficulties}\t{seconds:.1f} s\t{(verdict.ladder or '')[:160]}")
+    print("\n| form | invalid now | levels kept: 1 | 2 | 3 | 4 | 5 |\n|---|---|---|---|---|---|---|")
+    for form in sorted({f for f, _ in kept}):
+        print(f"| {form} | " + " | ".join(str(kept[(form, n)]) for n in range(6)) + " |")
 
 
 def rows(fixed: dict, controlled: dict) -> list[dict]:
@@ -97,9 +124,14 @@ def main() -> None:
     comparing = commands.add_parser("compare", help="two calibration reports of the same designs")
     comparing.add_argument("fixed", type=Path)
     comparing.add_argument("controlled", type=Path)
+    laddering = commands.add_parser("ladders", help="the levels the validator keeps of each file")
+    laddering.add_argument("folder", type=Path)
+    laddering.add_argument("--turns", type=int, default=12, help="the agent's turns (agent.max_turns)")
     args = parser.parse_args()
     if args.command == "export":
         print(f"{export(args.runs, args.form, args.out)} designs written to {args.out}")
+    elif args.command == "ladders":
+        ladders(args.folder, args.turns)
     else:
         compare(args.fixed, args.controlled)
 

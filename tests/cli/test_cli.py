@@ -111,6 +111,7 @@ def test_validate_reports_missing_file_and_invalid_source(files, tmp_path, capsy
         (["play", "{tmp}/missing.py"], "{tmp}/missing.py: no such file"),
         (["play", "{notpython}"], "{notpython}: syntax error at line 1"),
         (["play", "{noenv}"], "{noenv}: no class whose name ends in 'Env'"),
+        (["play", "{notpython}", "--difficulty", "2"], "{notpython}: syntax error at line 1"),
     ],
 )
 def test_bad_input_gets_one_line_and_no_traceback(files, tmp_path, args, message):
@@ -140,3 +141,15 @@ def test_play_in_terminal(files):
     assert "Not quite." in done.stdout
     assert "Read the letters from the last one" in done.stdout
     assert "score 1 after 2 turns - solved!" in done.stdout
+
+
+def test_play_at_a_difficulty_the_environment_declares_and_one_it_does_not(files):
+    from tests.envs.test_declared_ladder import SHOP
+
+    path = files["good"].parent / "shop.py"
+    path.write_text(SHOP, encoding="utf-8")
+    done = run_cli("play", str(path), "--difficulty", "5", stdin=":quit\n")
+    assert done.returncode == 0, done.stderr
+    assert "Do these in order:" in done.stdout and "5. " in done.stdout
+    refused = run_cli("play", str(files["good"]), "--difficulty", "2", stdin=":quit\n")
+    assert refused.returncode == 2 and "difficulty 2 is not one" in refused.stderr

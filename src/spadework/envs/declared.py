@@ -15,6 +15,7 @@ import random
 from typing import Any
 
 from spadework.envs.declared_tasks import (
+    FIRST_KINDS,
     KINDS,
     LADDER,
     Rung,
@@ -115,8 +116,9 @@ of a key; used 3'])
         kinds = (kinds,)
         slips.append(f"tasks is the text {kinds[0]!r}; read it as the tuple ({kinds[0]!r},)")
     if isinstance(kinds, (list, tuple)) and kinds and not any(k in KINDS for k in kinds):
-        slips.append(f"tasks holds no kind of task ({', '.join(map(repr, kinds))}); used every kind")
-        kinds = KINDS
+        slips.append(f"tasks holds no kind of task ({', '.join(map(repr, kinds))}); used update, transfer "
+                     "and link")
+        kinds = FIRST_KINDS
     elif isinstance(kinds, (list, tuple)):
         for kind in (k for k in kinds if k not in KINDS):
             slips.append(f"tasks holds {kind!r}, which is no kind of task; left it out")
@@ -217,7 +219,7 @@ class DeclaredWorld(ToolWorld):
 
     collections: Declared = {}
     links: dict[str, dict[str, str]] = {}
-    tasks: tuple[str, ...] = KINDS
+    tasks: tuple[str, ...] = FIRST_KINDS
     steps: int = 1
     size: int = 4
 

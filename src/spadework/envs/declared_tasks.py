@@ -23,6 +23,8 @@ KINDS = ("update", "transfer", "link", "copy", "check")
 holds); move an amount of a number field from one record to another; add a record to a link
 collection that holds two records' ids; set a field of one record to the value another holds;
 set a field to one value or another as a number field of the record stands against a mark."""
+FIRST_KINDS = KINDS[:3]
+"""The kinds a declaration that names none draws from (those before ``copy`` and ``check`` were)."""
 CHAINED = ("copy", "check")
 """The kinds that read a value before they write one: the chained rungs add them to the declared."""
 DRAWS = 20

@@ -38,6 +38,8 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     play.add_argument("file", type=Path, metavar="FILE",
                       help="a Python module (.py) or a designer reply with one ```python block")
     play.add_argument("--seed", type=int, default=0, help="the episode's seed (default 0)")
+    play.add_argument("--difficulty", type=int, metavar="N",
+                      help="play at difficulty N, one the environment declares (default: its own)")
     play.set_defaults(run=cmd_play)
     return play
 
@@ -57,7 +59,7 @@ def cmd_play(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.file}: {exc}") from None
     with Sandbox() as sandbox:
         try:
-            env = sandbox.open(code)
+            env = sandbox.open(code, difficulty=args.difficulty)
         except EnvError as exc:
             raise UsageError(f"{args.file}: cannot load it: {exc}") from None
         with closing(env):
