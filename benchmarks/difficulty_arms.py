@@ -4,10 +4,10 @@ played at each design's own difficulty, one after the controller's rounds).
 
     python benchmarks/difficulty_arms.py export results/coevolution-ablate/full --form records \\
         --out runs/difficulty/full-records
-    W=results/tool-learning-1.5b/checkpoints/warm-start
-    spadework calibrate runs/difficulty/full-records --policy $W --plays 4 \\
+    P=results/coevolution-ablate/full/checkpoints/start   # the warm start, the full arm's config
+    spadework calibrate runs/difficulty/full-records --policy $P --plays 4 \\
         --out results/difficulty/full-records-fixed.json
-    spadework calibrate runs/difficulty/full-records --policy $W --plays 4 --rounds 3 \\
+    spadework calibrate runs/difficulty/full-records --policy $P --plays 4 --rounds 3 \\
         --set difficulty.controller=sliding --set difficulty.window=4 --set difficulty.raise_at=0.75 \\
         --set difficulty.lower_at=0.25 --out results/difficulty/full-records-controller.json
     python benchmarks/difficulty_arms.py compare results/difficulty/full-records-fixed.json \\
