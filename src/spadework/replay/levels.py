@@ -26,8 +26,9 @@ class ReplayLevel:
         designed_in: the iteration that designed it.
         play: its plays so far: the design's, with every replay's pooled in.
         seeds: the seed of each paired play so far, aligned with ``play``'s scores.
-        difficulty: the level its window's controller left it at, which its replays play (the
-            pooled plays stay at one level); None: its own.
+        difficulty: the level its window's controller left it at, which its replays play (where
+            the agent was held, so its pooled regret joins the window's first level to this one);
+            None: its own.
     """
 
     record_id: int
