@@ -29,3 +29,16 @@ def test_items_of_only_one_report_are_left_out(benchmark_script):
     a = {("bfcl/simple", 0): True, ("bfcl/simple", 1): False}
     table = script.paired_table("a", a, "b", {("bfcl/simple", 1): True, ("bfcl/other", 0): True})
     assert table.splitlines()[-1] == "| all | 1 | 0.00 | 1.00 | +1.00 [-0.51, +1.00] | 1 / 0 |"
+
+
+def test_a_reports_entries_written_as_tsv_pair_with_the_report_itself(benchmark_script, tmp_path):
+    """What ``results/`` keeps of a BFCL evaluation (entries.tsv) pairs as the report does."""
+    script = benchmark_script("paired_reports")
+    report = json.loads(REPORT.read_text())
+    path = tmp_path / "warm" / "entries.tsv"
+    path.parent.mkdir()
+    path.write_text(script.entries_tsv(report, None), encoding="utf-8")
+    name, from_tsv = script.read_items(path, None, last=True)
+    _, from_report = script.policy_items(report, None, last=True)
+    assert name == "warm" and from_tsv == from_report
+    assert len(from_tsv) == len(report["policies"][-1]["items"])
