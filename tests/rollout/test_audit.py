@@ -168,3 +168,40 @@ def test_a_replay_reads_the_audit_as_the_loop_does(sandbox):
     outcome = replay_outcome("i3-r7", played("switch_on_large_seed", sandbox), confidence=0.95)
     assert outcome.voided is not None and "the answer reads a value the text never shows" in outcome.voided
     assert (outcome.regret, outcome.reward, set(outcome.agent_advantages)) == (0.0, 0.0, {0.0})
+
+
+GAME_SAYING_ITS_MOVE = '''
+from spadework.envs import TextEnv
+
+
+class EchoGameEnv(TextEnv):
+    """A game whose opening names the move that wins: a game's text may say what to do."""
+
+    max_turns = 2
+
+    def new_episode(self):
+        self.word = self.rng.choice(["olive", "cedar", "maple", "birch"])
+        return f"Plant the tree named '{self.word}'."
+
+    def apply(self, action):
+        won = action == self.word
+        return ("Planted." if won else "Not that one."), float(won), won
+
+    def solution(self):
+        return [self.word]
+
+    def hint(self):
+        return "Read the name in quotes."
+'''
+
+
+def test_the_answer_checks_of_played_openings_hold_puzzles_and_leave_games_alone(sandbox):
+    """A text that states its answer voids an answer puzzle's plays; a game's opening that names its
+    move is no stated key (the validator holds only answer puzzles to that check too)."""
+    puzzle = (PLAYED.parent / "broken" / "stated_answer_quoted.py").read_text()
+    for code, voided in ((puzzle, True), (GAME_SAYING_ITS_MOVE, False)):
+        jobs = [PlayJob("d", code, seed, arm) for seed in play_seeds(0, 0, 0, 2) for arm in Arm]
+        episodes = run_plays(HintReader(), sandbox, jobs, RolloutConfig(max_turns_cap=2, audit=True))
+        assert all(e.check is not None and e.check.puzzle is voided for e in episodes)
+        reason = void_reason(episodes)
+        assert (reason is not None and "states its own answer" in reason) is voided, reason

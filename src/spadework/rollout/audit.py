@@ -26,7 +26,7 @@ Any failure voids the environment's regret with the reason (``outcomes.outcome_o
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from spadework.envs.contract import MAX_HINT_CHARS, MAX_OBSERVATION_CHARS, episode_score, is_solved
@@ -54,6 +54,8 @@ class PlayCheck:
         hint: ``hint()`` at the start (read in both arms; shown in the hinted one only).
         contrast: the solution of the seed reset in between (what is shared is no secret).
         problem: why the episode does not count (None: it held up; also None before the replay).
+        puzzle: the environment is an answer puzzle (``Reading.ANSWER``): its played openings are
+            held to the answer checks (``answer_problem``), which a game's or a tool world's are not.
     """
 
     observation: str
@@ -61,17 +63,18 @@ class PlayCheck:
     hint: str
     contrast: tuple[str, ...] = ()
     problem: str | None = None
+    puzzle: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """The check as JSON (``from_json`` reads it back)."""
         return {"observation": self.observation, "solution": list(self.solution), "hint": self.hint,
-                "contrast": list(self.contrast), "problem": self.problem}
+                "contrast": list(self.contrast), "problem": self.problem, "puzzle": self.puzzle}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> PlayCheck:
         """The check written by ``to_json``."""
         return cls(str(data["observation"]), tuple(data["solution"]), str(data["hint"]),
-                   tuple(data.get("contrast") or ()), data.get("problem"))
+                   tuple(data.get("contrast") or ()), data.get("problem"), bool(data.get("puzzle", False)))
 
 
 def read_opening(env: Any, seed: int) -> tuple[Any, PlayCheck]:
@@ -107,10 +110,11 @@ def audit_seed(env: Any, seed: int, opening: PlayCheck, max_turns: int,
     _, again = read_opening(env, seed)
     changed = [name for name in ("observation", "solution", "hint")
                if getattr(again, name) != getattr(opening, name)]
+    checked = replace(opening, contrast=contrast, puzzle=redraw is Reading.ANSWER)
     if changed:
-        return PlayCheck(opening.observation, opening.solution, opening.hint, contrast,
-                         f"seed {seed} did not replay identically after seed {other} in the same worker "
-                         f"(its {', '.join(changed)} changed); an environment must depend on its seed only")
+        return replace(checked, problem=f"seed {seed} did not replay identically after seed {other} in the "
+                       f"same worker (its {', '.join(changed)} changed); an environment must depend on its "
+                       "seed only")
     rewards = []
     for action in opening.solution[:max_turns]:
         _, reward, terminated, truncated = read_step(env.step(action))
@@ -126,7 +130,7 @@ def audit_seed(env: Any, seed: int, opening: PlayCheck, max_turns: int,
                    "may point at the method, not be the key")
     if problem is None and redraw is not None and hasattr(env, "redraw"):
         problem = refusal([redraw_seed(env, seed, redraw, AUDIT_REDRAWS)], redraw)
-    return PlayCheck(opening.observation, opening.solution, opening.hint, contrast, problem)
+    return replace(checked, problem=problem)
 
 
 def _hint_solves(env: Any, seed: int, hint: str) -> bool:
@@ -142,11 +146,12 @@ def _hint_solves(env: Any, seed: int, hint: str) -> bool:
         return False
 
 
-def answer_problem(seeds: Sequence[SeedOpening], tool_world: bool) -> str | None:
-    """What the played openings say against their keys: a key in a form its text rules out, or a
-    text that states its own answer on every played seed (``validate.answers``); None for a tool world.
+def answer_problem(seeds: Sequence[SeedOpening], puzzle: bool) -> str | None:
+    """What an answer puzzle's played openings say against their keys: a key in a form its text rules
+    out, or a text that states its own answer on every played seed (``validate.answers``); None for
+    a game or a tool world (``puzzle`` False), which the validator does not hold to them either.
     """
-    if tool_world or not seeds:
+    if not puzzle or not seeds:
         return None
     for seed in seeds:
         problem = form_problem(seed.observation, seed.solution)
@@ -177,7 +182,7 @@ def void_reason(episodes: Sequence[Any]) -> str | None:
                     "the environment told them apart or does not depend on its seed only")
     seeds = [SeedOpening(seed, observation, list(solution), hint)
              for seed, ((observation, solution, hint),) in sorted(by_seed.items())]
-    problem = answer_problem(seeds, tool_world=any(e.tools for e in checked))
+    problem = answer_problem(seeds, puzzle=all(e.check.puzzle for e in checked))
     if problem is not None:
         return problem
     contrasts = [e.check.contrast for e in checked if e.check.contrast]
