@@ -63,6 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--json", action="store_true", help="one JSON object per file per line")
     check.add_argument("--run-dir", type=Path, help="also record every verdict in RUN_DIR's archive")
     check.add_argument("--verbose", "-v", action="store_true", help="show every check")
+    check.add_argument("--levels", action="store_true",
+                       help="validate every difficulty the environment declares (as a run with a "
+                            "difficulty controller does)")
     check.set_defaults(run=cmd_validate)
 
     add_play_parser(commands)
@@ -93,7 +96,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     results: list[FileVerdict] = []
     with Sandbox() as sandbox:
         for path in args.files:
-            result = validate_file(path, sandbox)
+            result = validate_file(path, sandbox, args.levels)
             results.append(result)
             if result.verdict is None:
                 fail(result.error)

@@ -153,3 +153,16 @@ def test_play_at_a_difficulty_the_environment_declares_and_one_it_does_not(files
     assert "Do these in order:" in done.stdout and "5. " in done.stdout
     refused = run_cli("play", str(files["good"]), "--difficulty", "2", stdin=":quit\n")
     assert refused.returncode == 2 and "difficulty 2 is not one" in refused.stderr
+
+
+def test_validate_with_levels_reports_the_difficulties_kept(tmp_path):
+    from tests.envs.test_declared_ladder import COUNTING
+
+    path = tmp_path / "sums.py"
+    path.write_text(COUNTING, encoding="utf-8")
+    done = run_cli("validate", "--levels", "--json", str(path))
+    assert done.returncode == 0, done.stderr
+    verdict = json.loads(done.stdout)
+    assert verdict["difficulties"] == 3 and verdict["ladder"] is None
+    plain = json.loads(run_cli("validate", "--json", str(path)).stdout)
+    assert plain["difficulties"] == 1

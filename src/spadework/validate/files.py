@@ -15,6 +15,7 @@ from rich.table import Table
 
 from spadework.errors import ParseError, UsageError
 from spadework.sandbox import SandboxProtocol
+from spadework.validate.context import ValidatorConfig
 from spadework.validate.parse import extract_code
 from spadework.validate.validator import read_source, validate
 from spadework.validate.verdict import Verdict
@@ -80,15 +81,16 @@ class FileVerdict:
         return json.dumps(self.to_json(), sort_keys=True)
 
 
-def validate_file(path: Path, sandbox: SandboxProtocol) -> FileVerdict:
-    """Read ``path`` (a module, or a designer reply when not ``.py``) and validate it in ``sandbox``;
-    a file that cannot be read gives a ``FileVerdict`` with its error instead of raising."""
+def validate_file(path: Path, sandbox: SandboxProtocol, levels: bool = False) -> FileVerdict:
+    """Read ``path`` (a module, or a designer reply when not ``.py``) and validate it in ``sandbox``
+    (every difficulty it declares, with ``levels``); a file that cannot be read gives a
+    ``FileVerdict`` with its error instead of raising."""
     isolation = sandbox.isolation.value
     try:
         text, is_reply = read_source(path)
     except UsageError as exc:
         return FileVerdict(path, None, isolation, error=str(exc))
-    verdict = validate(text, sandbox, is_reply=is_reply)
+    verdict = validate(text, sandbox, ValidatorConfig(levels=levels), is_reply=is_reply)
     return FileVerdict(path, verdict, isolation, source=source_of(text, is_reply))
 
 
@@ -105,6 +107,9 @@ def verdict_table(results: Sequence[FileVerdict], verbose: bool) -> Table:
         table.add_row(str(result.path), "[green]yes[/]" if verdict.valid else "[red]no[/]",
                       verdict.class_name or "", verdict.reason, str(len(verdict.tolerances)),
                       f"{verdict.seconds:.2f}")
+        if verdict.difficulties > 1 or verdict.ladder:
+            table.add_row("", "", "  difficulties", f"1 to {verdict.difficulties}"
+                          + (f"; {verdict.ladder}" if verdict.ladder else ""), "", "")
         if verbose:
             for check in verdict.checks:
                 table.add_row("", "", f"  {check.name}", f"{check.outcome.value} {check.message}",
