@@ -8,6 +8,7 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
+from tests.envs.test_declared_ladder import COUNTING
 from tests.rollout.rollout_fakes import ScriptedFakePolicy
 
 from spadework.calibrate.records import Kind
@@ -17,26 +18,8 @@ from spadework.rewards import REFERENCE_BLEND
 from spadework.rollout import RolloutConfig
 from spadework.sandbox import InProcessSandbox
 
-SUMS = '''
-from spadework.envs import AnswerEnv, WholeNumber
-
-
-class SumsEnv(AnswerEnv):
-    """Add the numbers: two of them, then four, then six, each larger."""
-
-    max_turns = 1
-    answer_kind = WholeNumber()
-    difficulties = 3
-
-    def new_episode(self):
-        count, top = [(2, 9), (4, 99), (6, 999)][self.difficulty - 1]
-        values = [self.rng.randint(1, top) for _ in range(count)]
-        self.answer = sum(values)
-        return "Add: " + " + ".join(map(str, values))
-
-    def hint(self):
-        return "Add them from left to right."
-'''
+SUMS = COUNTING.replace("    difficulties = 3", "    max_turns = 1\n    difficulties = 3")
+"""Sums of two, four, then six numbers, each larger; one try."""
 
 
 def adder(conversation) -> str:

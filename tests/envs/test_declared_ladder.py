@@ -5,27 +5,14 @@ solve, and the validator keeps only the levels that pass every check and are eac
 from __future__ import annotations
 
 import pytest
+from tests.envs.test_declared_world import shop
 
 from spadework.envs.declared_tasks import LADDER
 from spadework.sandbox import InProcessSandbox, Sandbox
 from spadework.validate import validate
 from spadework.validate.checks import ValidatorConfig
 
-SHOP = '''
-from spadework.envs import DeclaredWorld
-
-
-class SpiceShopEnv(DeclaredWorld):
-    collections = {
-        "spices": {"name": ["saffron", "clove", "nutmeg", "cumin", "mace"],
-                   "origin": ["Iran", "Zanzibar", "Grenada"], "jars": range(0, 9)},
-        "customers": {"name": ["Ines", "Tomas", "Yara", "Oleg"], "city": ["Lisbon", "Porto", "Faro"]},
-    }
-    links = {"orders": {"spice_id": "spices", "customer_id": "customers"}}
-    tasks = ("update", "transfer", "link")
-    steps = 2
-    size = 4
-'''
+SHOP = shop(2)
 
 
 def play(env, actions) -> float:

@@ -19,16 +19,13 @@ from spadework.envs.declared_tasks import (
     KINDS,
     LADDER,
     Rung,
-    Step,
     TaskDrawer,
-    changeable,
     more_keys,
     possible,
 )
 from spadework.envs.tools import ToolWorld
 
-__all__ = ["KINDS", "LADDER", "DeclaredWorld", "Step", "changeable", "declaration_problem", "draw_records",
-           "tolerated"]
+__all__ = ["KINDS", "LADDER", "DeclaredWorld", "declaration_problem", "draw_records", "tolerated"]
 
 MAX_STEPS = 3
 MAX_SIZE = 12
@@ -172,11 +169,6 @@ def _links_problem(collections: Declared, links: Any) -> str | None:
     return None
 
 
-def collections_fields(collections: Declared) -> list[Any]:
-    """The value lists of every field but the keys, in declaration order."""
-    return [values for fields in collections.values() for values in list(fields.values())[1:]]
-
-
 def draw_records(collections: Declared, links: dict, size: int, rng: random.Random) -> dict[str, list]:
     """``size`` records per collection (keys drawn without repeats, ids random and unique) and one
     record per link collection, linking two of them.
@@ -259,7 +251,6 @@ class DeclaredWorld(ToolWorld):
         chained = rung is not None and rung.chained
         drawer = TaskDrawer(collections, self.links, self.records, self.rng, chained)
         self._drawn = drawer.draw(tuple(kinds), steps)
-        self._packed = rung is not None
         if len(self._drawn) == 1:
             return self._drawn[0].task
         numbered = (f"{n}. {s.task}" for n, s in enumerate(self._drawn, start=1))
@@ -268,7 +259,7 @@ class DeclaredWorld(ToolWorld):
     def solution(self) -> list[str]:
         """The tool calls that do every drawn task, in order: one call an action, or on the ladder each
         task's finds in one action and its changes in the next (``Step.actions``)."""
-        if self._packed:
+        if self.rung() is not None:
             return [action for step in self._drawn for action in step.actions()]
         return [c for step in self._drawn for c in step.calls]
 

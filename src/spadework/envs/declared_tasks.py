@@ -128,6 +128,11 @@ def changeable(collections: Declared, size: int) -> list[tuple[str, str]]:
     return pairs
 
 
+def collections_fields(collections: Declared) -> list[Any]:
+    """The value lists of every field but the keys, in declaration order."""
+    return [values for fields in collections.values() for values in list(fields.values())[1:]]
+
+
 def _checkable(collections: Declared) -> list[tuple[str, str, str]]:
     """(collection, number field, field to set) triples a ``check`` task may use."""
     return [(name, number, field) for name, fields in collections.items()
@@ -140,7 +145,7 @@ def possible(kind: str, collections: Declared, links: dict, size: int) -> bool:
     if kind == "link":
         return bool(links)
     if kind == "transfer":
-        return any(numeric(values) for fields in collections.values() for values in list(fields.values())[1:])
+        return any(numeric(values) for values in collections_fields(collections))
     if kind == "copy":
         return any(field != next(iter(collections[name])) for name, field in changeable(collections, size))
     if kind == "check":
